@@ -1,0 +1,53 @@
+//! The rules of chess, Chess960 and Shatranj for ferz.
+//!
+//! Everything here is pure computation with no I/O: squares and bitboards, attack tables built
+//! at compile time, validated positions, legal move generation, FEN, UCI and SAN notation,
+//! outcomes and perft.
+//!
+//! ```
+//! use ferz_chess::{perft, Position, Variant};
+//!
+//! let pos = Position::new(Variant::Chess);
+//! assert_eq!(perft(&pos, 3), 8902);
+//! let e4 = pos.parse_uci("e2e4").unwrap();
+//! assert_eq!(pos.san(e4), "e4");
+//!
+//! let shatranj = Position::new(Variant::Shatranj);
+//! assert_eq!(perft(&shatranj, 4), 68122);
+//! ```
+
+pub mod attacks;
+mod bitboard;
+mod board;
+mod color;
+mod game;
+mod movegen;
+mod mv;
+mod outcome;
+mod perft;
+mod position;
+mod role;
+mod san;
+mod setup;
+mod square;
+mod uci;
+mod variant;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use board::Board;
+pub use color::{ByColor, Color};
+pub use game::Game;
+pub use movegen::chess960_back_rank;
+pub use mv::{MAX_MOVES, Move, MoveKind, MoveList};
+pub use outcome::{DrawReason, Outcome, WinReason};
+pub use perft::{PerftCase, SuiteError, SuiteFormat, divide, parse_suite, perft, perft_make_all};
+pub use position::{
+    CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
+};
+pub use role::{ByRole, Piece, Role};
+pub use san::SanError;
+pub use setup::{CastlingRight, CastlingToken, ParseFenError, Setup};
+pub use square::{File, ParseSquareError, Rank, Square};
+pub use uci::{ParseUciMoveError, UciMove, UciMoveError};
+pub use variant::{CastlingMode, ParseVariantError, Variant};

@@ -1,0 +1,1 @@
+mod perft_cli;

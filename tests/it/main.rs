@@ -1,1 +1,3 @@
+//! System tests: the real `ferz` binary, run as a process.
+
 mod perft_cli;

@@ -41,7 +41,9 @@ pub use game::Game;
 pub use movegen::chess960_back_rank;
 pub use mv::{MAX_MOVES, Move, MoveKind, MoveList};
 pub use outcome::{DrawReason, Outcome, WinReason};
-pub use perft::{PerftCase, SuiteError, SuiteFormat, divide, parse_suite, perft, perft_make_all};
+pub use perft::{
+    CaseReport, PerftCase, SuiteError, SuiteFormat, check_case, divide, parse_suite, perft, perft_make_all,
+};
 pub use position::{
     CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
 };

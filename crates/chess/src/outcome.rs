@@ -97,10 +97,8 @@ impl Position {
     /// [`crate::Game::outcome`]. A mate on the move that completes the move rule is a mate.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        if self.variant.is_shatranj() {
-            if let Some(winner) = self.shatranj_bare_king_winner() {
-                return Some(Outcome::Decisive { winner, reason: WinReason::BareKing });
-            }
+        if let Some(winner) = self.variant.is_shatranj().then(|| self.shatranj_bare_king_winner()).flatten() {
+            return Some(Outcome::Decisive { winner, reason: WinReason::BareKing });
         }
         if self.count_legal_moves() == 0 {
             return Some(match (self.is_check(), self.variant.is_shatranj()) {

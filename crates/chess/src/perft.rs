@@ -37,15 +37,17 @@ pub fn perft_make_all(pos: &Position, depth: u32) -> u64 {
         .sum()
 }
 
-/// The perft count below each legal move (at least depth 1), in generation order.
+/// The perft count below each legal move (at least depth 1), in generation order, with or
+/// without bulk counting.
 #[must_use]
-pub fn divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+pub fn divide(pos: &Position, depth: u32, bulk: bool) -> Vec<(Move, u64)> {
+    let below = depth.saturating_sub(1);
     pos.legal_moves()
         .into_iter()
         .map(|m| {
             let mut next = *pos;
             next.play_unchecked(m);
-            (m, perft(&next, depth.saturating_sub(1)))
+            (m, if bulk { perft(&next, below) } else { perft_make_all(&next, below) })
         })
         .collect()
 }
@@ -251,4 +253,63 @@ pub fn parse_suite(text: &str, format: SuiteFormat) -> Result<Vec<PerftCase>, Su
         return Err(SuiteError { line: case.line, message: format!("case {:?} has no epd line", case.id) });
     }
     Ok(cases)
+}
+
+/// What checking one [`PerftCase`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CaseReport {
+    /// One line per problem: a count that differs, a FEN that does not parse, two notations
+    /// that disagree.
+    pub problems: Vec<String>,
+    /// Counts compared.
+    pub checks: usize,
+    /// Counts skipped for being over the node limit.
+    pub skipped: usize,
+    /// Nodes counted.
+    pub nodes: u64,
+}
+
+/// Checks every count of `case` that is at most `max_nodes`. A case marked Chess960 is read
+/// with Chess960 castling notation when `variant` is chess.
+#[must_use]
+pub fn check_case(case: &PerftCase, variant: crate::Variant, max_nodes: u64) -> CaseReport {
+    use crate::{CastlingNotation, Variant};
+
+    let mut report = CaseReport::default();
+    let variant = if case.chess960 && variant == Variant::Chess { Variant::Chess960 } else { variant };
+    let where_ = format!("{} (line {})", case.id, case.line);
+    let pos = match Position::from_fen(&case.fen, variant) {
+        Ok(pos) => pos,
+        Err(error) => {
+            report.problems.push(format!("error: {where_}: {error} in {:?}", case.fen));
+            return report;
+        }
+    };
+    if let Some(alternate) = &case.alternate_fen {
+        match Position::from_fen(alternate, variant) {
+            Ok(other) if other == pos => {}
+            Ok(other) => report.problems.push(format!(
+                "mismatch: {where_}: {alternate:?} reads as {} but {:?} as {}",
+                other.fen_with(CastlingNotation::Shredder),
+                case.fen,
+                pos.fen_with(CastlingNotation::Shredder)
+            )),
+            Err(error) => report.problems.push(format!("error: {where_}: {error} in {alternate:?}")),
+        }
+    }
+    for &(depth, expected) in &case.expected {
+        if expected > max_nodes {
+            report.skipped += 1;
+            continue;
+        }
+        let got = perft(&pos, depth);
+        report.checks += 1;
+        report.nodes += got;
+        if got != expected {
+            report
+                .problems
+                .push(format!("mismatch: {where_} depth {depth}: expected {expected}, got {got} in {}", case.fen));
+        }
+    }
+    report
 }

@@ -560,11 +560,9 @@ impl Position {
         self.turn = them;
         let king = self.our_king();
         self.checkers = self.attackers_to_generic::<SHATRANJ>(king, self.board.by_color(us), self.board.occupied());
-        if let Some(ep) = ep_candidate {
-            if self.ep_capture_exists(ep) {
-                self.ep_square = Some(ep);
-                key ^= zobrist::en_passant_key(ep);
-            }
+        if let Some(ep) = ep_candidate.filter(|&ep| self.ep_capture_exists(ep)) {
+            self.ep_square = Some(ep);
+            key ^= zobrist::en_passant_key(ep);
         }
         self.key = key;
     }
@@ -712,8 +710,8 @@ fn resolve_castling(board: &Board, rights: &[CastlingRight]) -> Result<Bitboard,
                 .last()
                 .ok_or(PositionError::CastlingNoRookOnSide { color, right: right.char(), side: side_name(true) })?,
             CastlingToken::QueenSide => own_rooks
-                .filter(|sq| sq.file() < king.file())
-                .next()
+                .into_iter()
+                .find(|sq| sq.file() < king.file())
                 .ok_or(PositionError::CastlingNoRookOnSide { color, right: right.char(), side: side_name(false) })?,
             CastlingToken::File(file) => {
                 if file == king.file() {

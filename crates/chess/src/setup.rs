@@ -65,7 +65,7 @@ pub enum ParseFenError {
     #[error("empty FEN")]
     Empty,
     /// The board field has too many or too few ranks.
-    #[error("board has {found} ranks, expected 8 separated by '/'")]
+    #[error("board has {found} rank{}, expected 8 separated by '/'", if *found == 1 { "" } else { "s" })]
     RankCount {
         /// How many ranks were found.
         found: usize,
@@ -140,7 +140,8 @@ fn parse_board(field: &str) -> Result<Board, ParseFenError> {
         let rank = Rank::new(7 - i as u32).expect("eight ranks");
         let mut file = 0u32;
         for c in text.chars() {
-            if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+            // A 9 is not valid FEN, but "rank has 9 squares" says better what is wrong.
+            if let Some(d) = c.to_digit(10).filter(|d| (1..=9).contains(d)) {
                 file += d;
             } else if let Some(piece) = Piece::from_char(c) {
                 if let Some(f) = File::new(file) {
@@ -283,7 +284,8 @@ mod tests {
         assert!(err("8/8/8/8/8/8/8/8 w - - x 1").starts_with("halfmove clock"));
         assert!(err("8/8/8/8/8/8/8/8 w - - 0 -1").starts_with("move number"));
         assert!(err("8/8/8/8/8/8/8/8 w - - 0 1 extra").starts_with("unexpected text"));
-        assert!(err("9/8/8/8/8/8/8/8 w - - 0 1").starts_with("unknown letter '9'"));
+        assert_eq!(err("9/8/8/8/8/8/8/8 w - - 0 1"), "rank 8 has 9 squares, expected 8");
+        assert!(err("0/8/8/8/8/8/8/8 w - - 0 1").starts_with("unknown letter '0'"));
     }
 
     #[test]

@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ferz_chess::{
-    CastlingNotation, PerftCase, Position, SuiteFormat, Variant, divide, parse_suite, perft, perft_make_all,
-};
+use ferz_chess::{CaseReport, Position, SuiteFormat, Variant, check_case, divide, parse_suite, perft, perft_make_all};
 
 /// Options of `ferz perft`.
 #[derive(Args, Debug)]
@@ -58,10 +56,6 @@ pub fn run(args: &PerftArgs) -> ExitCode {
     }
 }
 
-fn count(pos: &Position, depth: u32, bulk: bool) -> u64 {
-    if bulk { perft(pos, depth) } else { perft_make_all(pos, depth) }
-}
-
 fn nps(nodes: u64, elapsed: Duration) -> u64 {
     (nodes as f64 / elapsed.as_secs_f64().max(1e-9)) as u64
 }
@@ -76,79 +70,19 @@ fn run_single(args: &PerftArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let nodes = if args.divide && depth > 0 {
         let mut total = 0;
-        for (m, _) in divide(&pos, 1) {
-            let mut next = pos;
-            next.play_unchecked(m);
-            let n = count(&next, depth - 1, !args.no_bulk);
+        for (m, n) in divide(&pos, depth, !args.no_bulk) {
             total += n;
             writeln!(out, "{} {n}", pos.uci(m))?;
         }
         total
+    } else if args.no_bulk {
+        perft_make_all(&pos, depth)
     } else {
-        count(&pos, depth, !args.no_bulk)
+        perft(&pos, depth)
     };
     let elapsed = start.elapsed();
     writeln!(out, "nodes {nodes} time {} nps {}", elapsed.as_millis(), nps(nodes, elapsed))?;
     Ok(())
-}
-
-/// What checking one case found.
-struct CaseReport {
-    lines: Vec<String>,
-    checks: usize,
-    mismatches: usize,
-    skipped: usize,
-    nodes: u64,
-}
-
-fn check_case(case: &PerftCase, variant: Variant, max_nodes: u64) -> CaseReport {
-    let mut report = CaseReport { lines: Vec::new(), checks: 0, mismatches: 0, skipped: 0, nodes: 0 };
-    let variant = if case.chess960 && variant == Variant::Chess { Variant::Chess960 } else { variant };
-    let pos = match Position::from_fen(&case.fen, variant) {
-        Ok(pos) => pos,
-        Err(error) => {
-            report.mismatches += 1;
-            report.lines.push(format!("error: {} (line {}): {error} in {:?}", case.id, case.line, case.fen));
-            return report;
-        }
-    };
-    if let Some(alternate) = &case.alternate_fen {
-        match Position::from_fen(alternate, variant) {
-            Ok(other) if other == pos => {}
-            Ok(other) => {
-                report.mismatches += 1;
-                report.lines.push(format!(
-                    "mismatch: {} (line {}): {alternate:?} reads as {} but {:?} as {}",
-                    case.id,
-                    case.line,
-                    other.fen_with(CastlingNotation::Shredder),
-                    case.fen,
-                    pos.fen_with(CastlingNotation::Shredder)
-                ));
-            }
-            Err(error) => {
-                report.mismatches += 1;
-                report.lines.push(format!("error: {} (line {}): {error} in {alternate:?}", case.id, case.line));
-            }
-        }
-    }
-    for &(depth, expected) in &case.expected {
-        if expected > max_nodes {
-            report.skipped += 1;
-            continue;
-        }
-        let got = perft(&pos, depth);
-        report.checks += 1;
-        report.nodes += got;
-        if got != expected {
-            report.mismatches += 1;
-            report.lines.push(format!(
-                "mismatch: {} (line {}) depth {depth}: expected {expected}, got {got} in {}",
-                case.id, case.line, case.fen
-            ));
-        }
-    }
-    report
 }
 
 fn run_suite(args: &PerftArgs, path: &PathBuf) -> anyhow::Result<bool> {
@@ -170,9 +104,9 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> anyhow::Result<bool> {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(case) = cases.get(index) else { break };
                     let report = check_case(case, args.variant, max_nodes);
-                    if !report.lines.is_empty() {
+                    if !report.problems.is_empty() {
                         // Show problems as they are found; the full list is repeated in order below.
-                        eprintln!("{}", report.lines.join("\n"));
+                        eprintln!("{}", report.problems.join("\n"));
                     }
                     reports.lock().expect("no panics while holding the lock")[index] = Some(report);
                 }
@@ -184,11 +118,11 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> anyhow::Result<bool> {
     let mut out = std::io::stdout().lock();
     let (mut checks, mut mismatches, mut skipped, mut nodes) = (0, 0, 0, 0u64);
     for report in reports.into_iter().flatten() {
-        for line in &report.lines {
+        for line in &report.problems {
             writeln!(out, "{line}")?;
         }
         checks += report.checks;
-        mismatches += report.mismatches;
+        mismatches += report.problems.len();
         skipped += report.skipped;
         nodes += report.nodes;
     }

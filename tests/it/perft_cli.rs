@@ -41,6 +41,20 @@ fn counts_without_bulk_counting_agree() {
 }
 
 #[test]
+fn threads_split_the_root_and_agree() {
+    let single = run_ferz(&["perft", "--variant", "shatranj", "--depth", "4", "--divide"]);
+    let parallel = run_ferz(&["perft", "--variant", "shatranj", "--depth", "4", "--divide", "--threads", "3"]);
+    assert!(parallel.status.success(), "{}", stderr(&parallel));
+    let lines = |o: &std::process::Output| {
+        stdout(o).lines().filter(|l| !l.starts_with("nodes")).map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(lines(&single), lines(&parallel));
+    assert_eq!(last_line_nodes(&parallel), 68_122);
+    let no_bulk = run_ferz(&["perft", "--depth", "4", "--threads", "2", "--no-bulk"]);
+    assert_eq!(last_line_nodes(&no_bulk), 197_281);
+}
+
+#[test]
 fn divide_lists_each_move_then_the_total() {
     let output = run_ferz(&["perft", "--depth", "2", "--divide"]);
     assert!(output.status.success());

@@ -158,10 +158,11 @@ impl fmt::Debug for Move {
     }
 }
 
-/// Upper bound on legal moves in any position the validator accepts (at most 32 pieces).
+/// Capacity of a [`MoveList`]: room for the legal moves of any position the validator accepts
+/// (at most 32 pieces).
 ///
-/// The most known in a legal chess position is 218; contrived positions with many queens
-/// reach about 270, hence the headroom.
+/// The most known in a reachable chess position is 218. A hill-climbing search over setups of
+/// up to 32 pieces, mostly queens, found no position above 271 moves; 512 leaves wide headroom.
 pub const MAX_MOVES: usize = 512;
 
 /// A list of moves on the stack.

@@ -4,12 +4,14 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ferz_chess::{CaseReport, Position, SuiteFormat, Variant, check_case, divide, parse_suite, perft, perft_make_all};
+use ferz_chess::{
+    CaseReport, Move, Position, SuiteFormat, Variant, check_case, divide, parse_suite, perft, perft_make_all,
+};
 
 /// Options of `ferz perft`.
 #[derive(Args, Debug)]
@@ -35,7 +37,8 @@ pub struct PerftArgs {
     /// With --suite: skip counts larger than this.
     #[arg(long)]
     max_nodes: Option<u64>,
-    /// With --suite: positions checked in parallel (default: all cores).
+    /// Worker threads: for --suite, positions checked in parallel (default: all cores); for one
+    /// position, root moves counted in parallel (default: 1, comparable with other engines).
     #[arg(long)]
     threads: Option<usize>,
 }
@@ -66,23 +69,53 @@ fn run_single(args: &PerftArgs) -> anyhow::Result<()> {
         Some(fen) => Position::from_fen(fen, args.variant).with_context(|| format!("invalid FEN {fen:?}"))?,
         None => Position::new(args.variant),
     };
+    // One thread by default, so that times compare with other engines' single-threaded perft.
+    let threads = args.threads.unwrap_or(1).max(1);
+    let bulk = !args.no_bulk;
     let mut out = std::io::stdout().lock();
     let start = Instant::now();
-    let nodes = if args.divide && depth > 0 {
+    let nodes = if depth > 0 && (args.divide || threads > 1) {
         let mut total = 0;
-        for (m, n) in divide(&pos, depth, !args.no_bulk) {
+        for (m, n) in divide_in_parallel(&pos, depth, bulk, threads) {
             total += n;
-            writeln!(out, "{} {n}", pos.uci(m))?;
+            if args.divide {
+                writeln!(out, "{} {n}", pos.uci(m))?;
+            }
         }
         total
-    } else if args.no_bulk {
-        perft_make_all(&pos, depth)
-    } else {
+    } else if bulk {
         perft(&pos, depth)
+    } else {
+        perft_make_all(&pos, depth)
     };
     let elapsed = start.elapsed();
     writeln!(out, "nodes {nodes} time {} nps {}", elapsed.as_millis(), nps(nodes, elapsed))?;
     Ok(())
+}
+
+/// [`divide`] with the root moves shared out among `threads` workers.
+fn divide_in_parallel(pos: &Position, depth: u32, bulk: bool, threads: usize) -> Vec<(Move, u64)> {
+    if threads <= 1 {
+        return divide(pos, depth, bulk);
+    }
+    let moves = pos.legal_moves();
+    let counts: Vec<AtomicU64> = moves.iter().map(|_| AtomicU64::new(0)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(moves.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&m) = moves.get(index) else { break };
+                    let mut child = *pos;
+                    child.play_unchecked(m);
+                    let n = if bulk { perft(&child, depth - 1) } else { perft_make_all(&child, depth - 1) };
+                    counts[index].store(n, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    moves.iter().zip(&counts).map(|(&m, n)| (m, n.load(Ordering::Relaxed))).collect()
 }
 
 fn run_suite(args: &PerftArgs, path: &PathBuf) -> anyhow::Result<bool> {

@@ -88,8 +88,8 @@ impl fmt::Display for UciMove {
 }
 
 impl UciMove {
-    /// The UCI form of a move: castling as king-to-destination in standard mode and as
-    /// king-takes-rook in Chess960 mode.
+    /// The UCI form of a move: castling as the king's two-square step (`e1g1`) in standard mode
+    /// and as king-takes-rook in Chess960 mode, or whenever the king does not move two squares.
     #[must_use]
     pub fn from_move(m: Move, mode: CastlingMode) -> UciMove {
         let to = match (m.kind(), mode) {
@@ -98,7 +98,11 @@ impl UciMove {
                     if m.to().file() > m.from().file() { CastlingSide::KingSide } else { CastlingSide::QueenSide };
                 let color =
                     if m.from().rank() == crate::Rank::FIRST { crate::Color::White } else { crate::Color::Black };
-                side.destinations(color).0
+                let king_to = side.destinations(color).0;
+                // In other arrays the king may stand one square from its destination (f1g1 would
+                // read as a plain king step) or on it (g1g1 is no move), and `to_move` reads only
+                // the two-square step as castling: king takes rook is the unambiguous form.
+                if m.from().file().index().abs_diff(king_to.file().index()) == 2 { king_to } else { m.to() }
             }
             _ => m.to(),
         };

@@ -107,6 +107,19 @@ impl Position {
         counter.0
     }
 
+    /// Whether the side to move has no move at all by the movement rules, ignoring the Shatranj
+    /// bare-king rule that may have ended the game already (what makes a check a mate in SAN).
+    #[must_use]
+    pub(crate) fn has_no_moves_by_movement(&self) -> bool {
+        let mut counter = Counter(0);
+        if self.variant.is_shatranj() {
+            self.generate_generic::<true, Counter>(&mut counter);
+        } else {
+            self.generate_generic::<false, Counter>(&mut counter);
+        }
+        counter.0 == 0
+    }
+
     /// Whether `m` is legal here.
     #[must_use]
     pub fn is_legal(&self, m: Move) -> bool {

@@ -37,7 +37,9 @@ impl Position {
         let mut next = *self;
         next.play_unchecked(m);
         if next.is_check() {
-            san.push(if next.legal_moves().is_empty() { '#' } else { '+' });
+            // A check that bares the last piece ends a Shatranj game, but it is a mate only if
+            // the king truly has no move.
+            san.push(if next.has_no_moves_by_movement() { '#' } else { '+' });
         }
         san
     }

@@ -540,3 +540,18 @@ fn random_chess960_is_a_chess960_start() {
         assert!(starts.contains(&p.fen()), "{}", p.fen());
     }
 }
+
+#[test]
+fn shatranj_baring_check_is_not_written_as_mate() {
+    // Taking the last black piece with check ends the game by the bare-king rule (white keeps
+    // three pieces), but the black king could still move, so SAN writes `+`, not `#`.
+    let pos = Position::from_fen("q6k/8/8/8/8/8/8/RN2K3 w - - 0 1", Variant::Shatranj).unwrap();
+    let m = pos.parse_uci("a1a8").unwrap();
+    assert_eq!(pos.san(m), "Rxa8+");
+    let mut after = pos;
+    after.play_unchecked(m);
+    assert!(after.legal_moves().is_empty(), "the bare-king rule ended the game");
+    // A real mate in Shatranj keeps its `#`.
+    let mate = Position::from_fen("7k/7p/6K1/8/8/8/8/R7 w - - 0 1", Variant::Shatranj).unwrap();
+    assert_eq!(mate.san(mate.parse_uci("a1a8").unwrap()), "Ra8#");
+}

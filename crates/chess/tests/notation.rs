@@ -552,6 +552,6 @@ fn shatranj_baring_check_is_not_written_as_mate() {
     after.play_unchecked(m);
     assert!(after.legal_moves().is_empty(), "the bare-king rule ended the game");
     // A real mate in Shatranj keeps its `#`.
-    let mate = Position::from_fen("7k/7p/6K1/8/8/8/8/R7 w - - 0 1", Variant::Shatranj).unwrap();
+    let mate = Position::from_fen("7k/7p/5K2/8/8/8/8/R7 w - - 0 1", Variant::Shatranj).unwrap();
     assert_eq!(mate.san(mate.parse_uci("a1a8").unwrap()), "Ra8#");
 }

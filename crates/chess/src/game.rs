@@ -59,6 +59,13 @@ impl Game {
         Ok(m)
     }
 
+    /// The zobrist keys of the start position and of every position after it, oldest first
+    /// (what a search needs to recognise repetitions of positions before its root).
+    #[must_use]
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
     /// How often the current position has occurred, counting this occurrence. Only positions
     /// since the last capture or pawn move can repeat, so the search stops there.
     #[must_use]

@@ -113,9 +113,9 @@ impl Position {
     pub(crate) fn has_no_moves_by_movement(&self) -> bool {
         let mut counter = Counter(0);
         if self.variant.is_shatranj() {
-            self.generate_generic::<true, Counter>(&mut counter);
+            self.generate_generic::<true, false, Counter>(&mut counter);
         } else {
-            self.generate_generic::<false, Counter>(&mut counter);
+            self.generate_generic::<false, false, Counter>(&mut counter);
         }
         counter.0 == 0
     }
@@ -126,14 +126,28 @@ impl Position {
         self.legal_moves().contains(&m)
     }
 
+    /// The legal captures (en passant included) and promotions: the moves a quiescence search
+    /// looks at. Empty when the game is over, like [`legal_moves`](Position::legal_moves).
+    #[must_use]
+    pub fn legal_captures_and_promotions(&self) -> MoveList {
+        let mut moves = MoveList::new();
+        self.generate_filtered::<true, MoveList>(&mut moves);
+        moves
+    }
+
     #[inline(always)]
     pub(crate) fn generate<S: Sink>(&self, sink: &mut S) {
+        self.generate_filtered::<false, S>(sink);
+    }
+
+    #[inline(always)]
+    fn generate_filtered<const CAPTURES: bool, S: Sink>(&self, sink: &mut S) {
         if self.variant.is_shatranj() {
             if self.shatranj_bare_king_winner().is_none() {
-                self.generate_generic::<true, S>(sink);
+                self.generate_generic::<true, CAPTURES, S>(sink);
             }
         } else {
-            self.generate_generic::<false, S>(sink);
+            self.generate_generic::<false, CAPTURES, S>(sink);
         }
     }
 
@@ -176,7 +190,7 @@ impl Position {
     }
 
     #[inline(always)]
-    fn generate_generic<const SHATRANJ: bool, S: Sink>(&self, sink: &mut S) {
+    fn generate_generic<const SHATRANJ: bool, const CAPTURES: bool, S: Sink>(&self, sink: &mut S) {
         let b = &self.board;
         let us = self.turn;
         let them = !us;
@@ -184,8 +198,11 @@ impl Position {
         let ours = b.by_color(us);
         let occupied = b.occupied();
 
+        let theirs = b.by_color(them);
+        // With CAPTURES only moves onto enemy pieces (and promotions, below) are generated.
+        let destinations = if CAPTURES { theirs } else { !ours };
         let without_king = occupied.without(king);
-        for to in king_attacks(king) & !ours {
+        for to in king_attacks(king) & destinations {
             if self.attackers_to_generic::<SHATRANJ>(to, b.by_color(them), without_king).is_empty() {
                 sink.push(Move::normal(king, to));
             }
@@ -199,7 +216,7 @@ impl Position {
             Some(checker) => between(king, checker).with(checker),
             None => Bitboard::FULL,
         };
-        let targets = !ours & mask;
+        let targets = destinations & mask;
         let pinned = self.pinned::<SHATRANJ>(king);
         let free = ours & !pinned;
 
@@ -232,10 +249,10 @@ impl Position {
             sink.piece_moves(from, rook_attacks(from, occupied) & targets & line(king, from));
         }
 
-        self.generate_pawns::<SHATRANJ, S>(sink, king, pinned, mask);
+        self.generate_pawns::<SHATRANJ, CAPTURES, S>(sink, king, pinned, mask);
 
         if !SHATRANJ {
-            if self.checkers.is_empty() {
+            if !CAPTURES && self.checkers.is_empty() {
                 self.generate_castling(sink, king);
             }
             if let Some(ep) = self.ep_square {
@@ -249,7 +266,7 @@ impl Position {
     }
 
     #[inline(always)]
-    fn generate_pawns<const SHATRANJ: bool, S: Sink>(
+    fn generate_pawns<const SHATRANJ: bool, const CAPTURES: bool, S: Sink>(
         &self,
         sink: &mut S,
         king: Square,
@@ -272,12 +289,14 @@ impl Position {
 
         let free = pawns & !pinned;
         let single = forward(free) & empty;
-        if !SHATRANJ {
+        if !SHATRANJ && !CAPTURES {
             let double = forward(single & third_rank) & empty & mask;
             sink.pawn_moves(double, 2 * up);
         }
         let single = single & mask;
-        sink.pawn_moves(single & !last_rank, up);
+        if !CAPTURES {
+            sink.pawn_moves(single & !last_rank, up);
+        }
         sink.promotions::<SHATRANJ>(single & last_rank, up);
 
         let west = forward(Bitboard((free & NOT_A_FILE).0 >> 1)) & theirs & mask;
@@ -293,6 +312,9 @@ impl Position {
             let mut targets = push | (pawn_attacks(us, from) & theirs);
             if !SHATRANJ && (push & third_rank).is_nonempty() {
                 targets |= forward(push) & empty;
+            }
+            if CAPTURES {
+                targets &= theirs | last_rank;
             }
             for to in targets & allowed {
                 let delta = to.index() as i32 - from.index() as i32;

@@ -70,6 +70,21 @@ fn check_position(pos: &Position) -> Result<(), TestCaseError> {
     for (i, m) in moves.iter().enumerate() {
         prop_assert!(!moves[..i].contains(m), "{:?} listed twice in {}", m, fen);
     }
+    let tactical: Vec<Move> = moves
+        .iter()
+        .copied()
+        .filter(|m| {
+            m.is_en_passant()
+                || m.promotion_role().is_some()
+                || (!m.is_castle() && pos.board().by_color(!pos.turn()).contains(m.to()))
+        })
+        .collect();
+    prop_assert_eq!(
+        pos.legal_captures_and_promotions().to_vec(),
+        tactical,
+        "captures and promotions, in generation order, in {}",
+        fen
+    );
     let snapshot = *pos;
     for &m in &moves {
         let mut child = *pos;

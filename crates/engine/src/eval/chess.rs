@@ -1,0 +1,846 @@
+//! The chess and Chess960 evaluation: tapered between middlegame and endgame by the non-pawn
+//! material left on the board.
+//!
+//! Terms: material and piece-square tables, mobility per piece type, pawn structure (doubled,
+//! isolated, backward, supported and side-by-side pawns), passed pawns by rank (with a bonus
+//! when the stop square is empty, king proximity in the endgame and the rule of the square in
+//! pawn endings), king safety (pawn shield, open files by the king, attacks on the squares
+//! around it scaled by the attacker's material), bishop pair, rooks on open and half-open
+//! files, threats against pieces, and a tempo bonus for the side to move. Drawish endings
+//! (opposite-coloured bishops, no pawns and less than a minor piece ahead) are scaled down.
+//!
+//! # Where the weights come from
+//!
+//! None of the weights below has been tuned for ferz yet. The material values and the
+//! piece-square tables are Ronald Friederich's published PeSTO values (tuned by him with
+//! Texel's method for a material + PST-only evaluation; they are numbers, reproduced here as
+//! facts). Every other weight was set by hand from common chess-programming practice, kept
+//! deliberately small because PeSTO's tables already absorb part of what mobility and passed
+//! pawns measure (for instance its endgame pawn table pays about +1.8 pawns for any pawn on the
+//! seventh rank). All weights sit in one [`Params`] table so that a Texel tuner can replace them
+//! wholesale.
+
+use ferz_chess::attacks::{bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks};
+use ferz_chess::{Bitboard, Board, Color, Position, Role, Square};
+
+use super::{
+    EVAL_LIMIT, S, Score, distance, east, fill_files, fill_forward, forward, passed_pawns, pawn_attack_set,
+    psqt_from_diagram, relative_index, relative_rank, west,
+};
+
+/// Material for exchange decisions in the search (SEE, MVV-LVA, delta pruning), by role.
+pub(super) const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 950, 0];
+
+/// Game phase contributed by each role; 24 is the opening's total (PeSTO's convention).
+const PHASE_WEIGHTS: [i32; 6] = [0, 1, 1, 2, 4, 0];
+/// The phase of a full board: pure middlegame at or above it.
+const PHASE_MAX: i32 = 24;
+
+/// Non-pawn material of one side at the start, the reference for scaling king attacks.
+const NPM_FULL: i32 = 2 * 320 + 2 * 330 + 2 * 500 + 950;
+
+/// Every weight of the chess evaluation. See the module documentation for their origin.
+#[derive(Clone, Debug)]
+pub(super) struct Params {
+    /// Material plus piece-square value of each role on each square, from white's side
+    /// (a1 = index 0); black uses the vertically mirrored square.
+    pub psqt: [[Score; 64]; 6],
+    /// Knight mobility by the number of safe squares reached (0..=8).
+    pub mobility_knight: [Score; 9],
+    /// Bishop mobility (0..=13 squares).
+    pub mobility_bishop: [Score; 14],
+    /// Rook mobility (0..=14 squares).
+    pub mobility_rook: [Score; 15],
+    /// Queen mobility (0..=27 squares).
+    pub mobility_queen: [Score; 28],
+    /// Per pawn with an own pawn behind it on its file.
+    pub doubled: Score,
+    /// Per pawn with no own pawn on either neighbouring file.
+    pub isolated: Score,
+    /// Per pawn that no own pawn can support any more and whose advance an enemy pawn covers.
+    pub backward: Score,
+    /// Per pawn defended by an own pawn.
+    pub supported: Score,
+    /// Per pawn with an own pawn beside it on the same rank.
+    pub phalanx: Score,
+    /// Passed pawn by relative rank (index 1 = second rank ... 6 = seventh).
+    pub passed: [Score; 8],
+    /// Extra for a passed pawn whose stop square is empty, by relative rank.
+    pub passed_free: [Score; 8],
+    /// Endgame centipawns per square of distance from the enemy king to the stop square,
+    /// multiplied by (relative rank - 2).
+    pub passed_king_their: i32,
+    /// Endgame centipawns per square of distance from the own king to the stop square (a
+    /// penalty), multiplied like `passed_king_their`.
+    pub passed_king_own: i32,
+    /// A passed pawn the enemy king cannot catch while the enemy has no pieces.
+    pub unstoppable: Score,
+    /// Per own pawn on the three squares right in front of a king on its first two ranks.
+    pub shield_near: Score,
+    /// Per own pawn two ranks in front of such a king.
+    pub shield_far: Score,
+    /// Per file at or beside the king without an own pawn.
+    pub king_semi_open: Score,
+    /// Extra per such file without any pawn.
+    pub king_open: Score,
+    /// Attack units per king-zone square that a piece of this role attacks.
+    pub king_attack_weight: [i32; 6],
+    /// Attack units per king-zone square attacked by the enemy and not defended by any own
+    /// piece or pawn (the king aside).
+    pub king_weak_square: i32,
+    /// Percentage of the quadratic danger applied, by the number of attacking pieces (a lone
+    /// attacker rarely mates).
+    pub king_attackers_percent: [i32; 8],
+    /// The middlegame penalty is `units² × percent / 100 / divisor`.
+    pub king_danger_divisor: i32,
+    /// Cap on the middlegame king danger penalty.
+    pub king_danger_max: i32,
+    /// The endgame penalty is the middlegame one divided by this.
+    pub king_danger_eg_divisor: i32,
+    /// Two bishops on opposite-coloured squares.
+    pub bishop_pair: Score,
+    /// Rook on a file without pawns.
+    pub rook_open: Score,
+    /// Rook on a file without own pawns but with an enemy pawn.
+    pub rook_half_open: Score,
+    /// Per enemy piece (not pawn or king) attacked by an own pawn.
+    pub threat_by_pawn: Score,
+    /// Per enemy rook or queen attacked by an own knight or bishop.
+    pub threat_by_minor: Score,
+    /// Per enemy queen attacked by an own rook.
+    pub threat_by_rook: Score,
+    /// Per enemy piece (not pawn or king) attacked and not defended at all.
+    pub hanging: Score,
+    /// Added for the side to move after tapering.
+    pub tempo: i32,
+}
+
+/// PeSTO middlegame piece-square tables by role, written as diagrams (a8 first).
+#[rustfmt::skip]
+const PESTO_MG: [[i32; 64]; 6] = [
+    [ // pawn
+          0,   0,   0,   0,   0,   0,  0,   0,
+         98, 134,  61,  95,  68, 126, 34, -11,
+         -6,   7,  26,  31,  65,  56, 25, -20,
+        -14,  13,   6,  21,  23,  12, 17, -23,
+        -27,  -2,  -5,  12,  17,   6, 10, -25,
+        -26,  -4,  -4, -10,   3,   3, 33, -12,
+        -35,  -1, -20, -23, -15,  24, 38, -22,
+          0,   0,   0,   0,   0,   0,  0,   0,
+    ],
+    [ // knight
+        -167, -89, -34, -49,  61, -97, -15, -107,
+         -73, -41,  72,  36,  23,  62,   7,  -17,
+         -47,  60,  37,  65,  84, 129,  73,   44,
+          -9,  17,  19,  53,  37,  69,  18,   22,
+         -13,   4,  16,  13,  28,  19,  21,   -8,
+         -23,  -9,  12,  10,  19,  17,  25,  -16,
+         -29, -53, -12,  -3,  -1,  18, -14,  -19,
+        -105, -21, -58, -33, -17, -28, -19,  -23,
+    ],
+    [ // bishop
+        -29,   4, -82, -37, -25, -42,   7,  -8,
+        -26,  16, -18, -13,  30,  59,  18, -47,
+        -16,  37,  43,  40,  35,  50,  37,  -2,
+         -4,   5,  19,  50,  37,  37,   7,  -2,
+         -6,  13,  13,  26,  34,  12,  10,   4,
+          0,  15,  15,  15,  14,  27,  18,  10,
+          4,  15,  16,   0,   7,  21,  33,   1,
+        -33,  -3, -14, -21, -13, -12, -39, -21,
+    ],
+    [ // rook
+         32,  42,  32,  51, 63,  9,  31,  43,
+         27,  32,  58,  62, 80, 67,  26,  44,
+         -5,  19,  26,  36, 17, 45,  61,  16,
+        -24, -11,   7,  26, 24, 35,  -8, -20,
+        -36, -26, -12,  -1,  9, -7,   6, -23,
+        -45, -25, -16, -17,  3,  0,  -5, -33,
+        -44, -16, -20,  -9, -1, 11,  -6, -71,
+        -19, -13,   1,  17, 16,  7, -37, -26,
+    ],
+    [ // queen
+        -28,   0,  29,  12,  59,  44,  43,  45,
+        -24, -39,  -5,   1, -16,  57,  28,  54,
+        -13, -17,   7,   8,  29,  56,  47,  57,
+        -27, -27, -16, -16,  -1,  17,  -2,   1,
+         -9, -26,  -9, -10,  -2,  -4,   3,  -3,
+        -14,   2, -11,  -2,  -5,   2,  14,   5,
+        -35,  -8,  11,   2,   8,  15,  -3,   1,
+         -1, -18,  -9,  10, -15, -25, -31, -50,
+    ],
+    [ // king
+        -65,  23,  16, -15, -56, -34,   2,  13,
+         29,  -1, -20,  -7,  -8,  -4, -38, -29,
+         -9,  24,   2, -16, -20,   6,  22, -22,
+        -17, -20, -12, -27, -30, -25, -14, -36,
+        -49,  -1, -27, -39, -46, -44, -33, -51,
+        -14, -14, -22, -46, -44, -30, -15, -27,
+          1,   7,  -8, -64, -43, -16,   9,   8,
+        -15,  36,  12, -54,   8, -28,  24,  14,
+    ],
+];
+
+/// PeSTO endgame piece-square tables by role, written as diagrams (a8 first).
+#[rustfmt::skip]
+const PESTO_EG: [[i32; 64]; 6] = [
+    [ // pawn
+          0,   0,   0,   0,   0,   0,   0,   0,
+        178, 173, 158, 134, 147, 132, 165, 187,
+         94, 100,  85,  67,  56,  53,  82,  84,
+         32,  24,  13,   5,  -2,   4,  17,  17,
+         13,   9,  -3,  -7,  -7,  -8,   3,  -1,
+          4,   7,  -6,   1,   0,  -5,  -1,  -8,
+         13,   8,   8,  10,  13,   0,   2,  -7,
+          0,   0,   0,   0,   0,   0,   0,   0,
+    ],
+    [ // knight
+        -58, -38, -13, -28, -31, -27, -63, -99,
+        -25,  -8, -25,  -2,  -9, -25, -24, -52,
+        -24, -20,  10,   9,  -1,  -9, -19, -41,
+        -17,   3,  22,  22,  22,  11,   8, -18,
+        -18,  -6,  16,  25,  16,  17,   4, -18,
+        -23,  -3,  -1,  15,  10,  -3, -20, -22,
+        -42, -20, -10,  -5,  -2, -20, -23, -44,
+        -29, -51, -23, -15, -22, -18, -50, -64,
+    ],
+    [ // bishop
+        -14, -21, -11,  -8, -7,  -9, -17, -24,
+         -8,  -4,   7, -12, -3, -13,  -4, -14,
+          2,  -8,   0,  -1, -2,   6,   0,   4,
+         -3,   9,  12,   9, 14,  10,   3,   2,
+         -6,   3,  13,  19,  7,  10,  -3,  -9,
+        -12,  -3,   8,  10, 13,   3,  -7, -15,
+        -14, -18,  -7,  -1,  4,  -9, -15, -27,
+        -23,  -9, -23,  -5, -9, -16,  -5, -17,
+    ],
+    [ // rook
+        13, 10, 18, 15, 12,  12,   8,   5,
+        11, 13, 13, 11, -3,   3,   8,   3,
+         7,  7,  7,  5,  4,  -3,  -5,  -3,
+         4,  3, 13,  1,  2,   1,  -1,   2,
+         3,  5,  8,  4, -5,  -6,  -8, -11,
+        -4,  0, -5, -1, -7, -12,  -8, -16,
+        -6, -6,  0,  2, -9,  -9, -11,  -3,
+        -9,  2,  3, -1, -5, -13,   4, -20,
+    ],
+    [ // queen
+         -9,  22,  22,  27,  27,  19,  10,  20,
+        -17,  20,  32,  41,  58,  25,  30,   0,
+        -20,   6,   9,  49,  47,  35,  19,   9,
+          3,  22,  24,  45,  57,  40,  57,  36,
+        -18,  28,  19,  47,  31,  34,  39,  23,
+        -16, -27,  15,   6,   9,  17,  10,   5,
+        -22, -23, -30, -16, -16, -23, -36, -32,
+        -33, -28, -22, -43,  -5, -32, -20, -41,
+    ],
+    [ // king
+        -74, -35, -18, -18, -11,  15,   4, -17,
+        -12,  17,  14,  17,  17,  38,  23,  11,
+         10,  17,  23,  15,  20,  45,  44,  13,
+         -8,  22,  24,  27,  26,  33,  26,   3,
+        -18,  -4,  21,  24,  27,  23,   9, -11,
+        -19,  -3,  11,  21,  23,  16,   7,  -9,
+        -27, -11,   4,  13,  14,   4,  -5, -17,
+        -53, -34, -21, -11, -28, -14, -24, -43,
+    ],
+];
+
+/// PeSTO material values, middlegame and endgame, by role.
+const PESTO_MATERIAL: [Score; 6] = [S(82, 94), S(337, 281), S(365, 297), S(477, 512), S(1025, 936), S(0, 0)];
+
+/// Combines PeSTO's material and tables into one white-oriented table per role.
+const fn pesto_psqt() -> [[Score; 64]; 6] {
+    let mut out = [[Score::ZERO; 64]; 6];
+    let mut role = 0;
+    while role < 6 {
+        out[role] = psqt_from_diagram(PESTO_MATERIAL[role], &PESTO_MG[role], &PESTO_EG[role]);
+        role += 1;
+    }
+    out
+}
+
+/// The weights in use.
+pub(super) static PARAMS: Params = Params {
+    psqt: pesto_psqt(),
+    // Mobility: zero near a typical middlegame count so that the terms shift play without
+    // shifting the material balance PeSTO's tables were tuned around; steeper for few squares
+    // (a trapped piece is nearly lost) than for many.
+    mobility_knight: [
+        S(-35, -45),
+        S(-20, -25),
+        S(-8, -10),
+        S(-2, -3),
+        S(3, 2),
+        S(7, 6),
+        S(11, 9),
+        S(14, 11),
+        S(16, 12),
+    ],
+    mobility_bishop: [
+        S(-30, -45),
+        S(-20, -30),
+        S(-10, -16),
+        S(-4, -7),
+        S(0, -2),
+        S(4, 3),
+        S(8, 7),
+        S(11, 11),
+        S(14, 14),
+        S(16, 17),
+        S(18, 19),
+        S(20, 21),
+        S(21, 22),
+        S(22, 23),
+    ],
+    mobility_rook: [
+        S(-25, -45),
+        S(-16, -30),
+        S(-9, -18),
+        S(-5, -9),
+        S(-2, -3),
+        S(0, 2),
+        S(2, 7),
+        S(4, 12),
+        S(6, 16),
+        S(8, 20),
+        S(10, 23),
+        S(11, 26),
+        S(12, 28),
+        S(13, 30),
+        S(14, 31),
+    ],
+    mobility_queen: [
+        S(-20, -35),
+        S(-14, -25),
+        S(-9, -17),
+        S(-6, -11),
+        S(-4, -6),
+        S(-2, -3),
+        S(-1, 0),
+        S(0, 3),
+        S(1, 6),
+        S(2, 9),
+        S(3, 11),
+        S(4, 13),
+        S(5, 15),
+        S(6, 17),
+        S(7, 19),
+        S(8, 20),
+        S(8, 21),
+        S(9, 22),
+        S(9, 23),
+        S(10, 24),
+        S(10, 25),
+        S(11, 26),
+        S(11, 26),
+        S(12, 27),
+        S(12, 27),
+        S(13, 28),
+        S(13, 28),
+        S(14, 29),
+    ],
+    doubled: S(-8, -20),
+    isolated: S(-10, -10),
+    backward: S(-8, -8),
+    supported: S(6, 4),
+    phalanx: S(4, 3),
+    // PeSTO's pawn tables already reward advanced pawns (passed or not), so these only add the
+    // difference that being passed makes.
+    passed: [S(0, 0), S(0, 4), S(3, 8), S(8, 18), S(15, 32), S(20, 42), S(25, 50), S(0, 0)],
+    passed_free: [S(0, 0), S(0, 0), S(0, 2), S(0, 5), S(2, 10), S(4, 20), S(6, 30), S(0, 0)],
+    passed_king_their: 3,
+    passed_king_own: 2,
+    unstoppable: S(0, 450),
+    shield_near: S(12, 0),
+    shield_far: S(6, 0),
+    king_semi_open: S(-12, 0),
+    king_open: S(-10, 0),
+    king_attack_weight: [0, 2, 2, 3, 5, 0],
+    king_weak_square: 2,
+    king_attackers_percent: [0, 15, 50, 75, 88, 94, 97, 100],
+    king_danger_divisor: 4,
+    king_danger_max: 600,
+    king_danger_eg_divisor: 8,
+    bishop_pair: S(30, 55),
+    rook_open: S(35, 12),
+    rook_half_open: S(16, 8),
+    threat_by_pawn: S(40, 25),
+    threat_by_minor: S(25, 20),
+    threat_by_rook: S(30, 15),
+    hanging: S(20, 15),
+    tempo: 15,
+};
+
+/// Scores `pos` (chess or Chess960) for the side to move with the weights in use.
+#[inline(always)]
+pub(super) fn evaluate(pos: &Position) -> i32 {
+    evaluate_with(pos, &PARAMS)
+}
+
+/// Squares and attacks of both sides that several terms share.
+struct Context {
+    occupied: u64,
+    pawns: [u64; 2],
+    pawn_attacks: [u64; 2],
+    kings: [Square; 2],
+    /// The squares around each king that attacks are counted on.
+    king_zones: [u64; 2],
+    /// Whole files holding a pawn of each side.
+    pawn_files: [u64; 2],
+    /// Knights, bishops, rooks and queens per side (pawns and kings are left at 0).
+    counts: [[i32; 6]; 2],
+    /// Non-pawn material per side, in [`PIECE_VALUES`].
+    npm: [i32; 2],
+}
+
+/// What one side's pieces attack, gathered while scoring their mobility.
+#[derive(Default)]
+struct Attacks {
+    /// Squares attacked by pawns, knights, bishops, rooks and queens (not the king).
+    all: u64,
+    /// Squares attacked by knights and bishops.
+    minors: u64,
+    /// Squares attacked by rooks.
+    rooks: u64,
+    /// Pieces attacking at least one square of the enemy king zone.
+    king_attackers: i32,
+    /// Weighted count of attacked enemy king-zone squares.
+    king_units: i32,
+}
+
+impl Attacks {
+    /// Records a piece whose attacks on the enemy king zone are `attacks_on_zone`.
+    #[inline(always)]
+    fn add_king_attack(&mut self, attacks_on_zone: u64, weight: i32) {
+        if attacks_on_zone != 0 {
+            self.king_attackers += 1;
+            self.king_units += weight * attacks_on_zone.count_ones() as i32;
+        }
+    }
+}
+
+/// Scores `pos` with the weights `p`.
+#[inline(always)]
+pub(super) fn evaluate_with(pos: &Position, p: &Params) -> i32 {
+    let board = pos.board();
+    let ctx = context(board);
+    let (white_pieces, white_attacks) = pieces(board, Color::White, &ctx, p);
+    let (black_pieces, black_attacks) = pieces(board, Color::Black, &ctx, p);
+    let white = white_pieces + pawns_and_king(pos, Color::White, &ctx, p, &white_attacks, &black_attacks);
+    let black = black_pieces + pawns_and_king(pos, Color::Black, &ctx, p, &black_attacks, &white_attacks);
+    let total = white - black;
+
+    let phase = phase(&ctx);
+    let scale = scale_factor(board, &ctx, if total.eg() > 0 { Color::White } else { Color::Black });
+    let white_view = total.taper(phase, PHASE_MAX, scale);
+    let score = if pos.turn().is_white() { white_view } else { -white_view };
+    (score + p.tempo).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// Gathers what the terms below share.
+fn context(board: &Board) -> Context {
+    let pawns = [board.pieces(Color::White, Role::Pawn).0, board.pieces(Color::Black, Role::Pawn).0];
+    // Every legal position has both kings; a1 is a harmless stand-in that keeps this total.
+    let kings = [board.king_of(Color::White).unwrap_or(Square::A1), board.king_of(Color::Black).unwrap_or(Square::A1)];
+    let zone = |color: Color| {
+        let k = kings[color.index()];
+        let around = king_attacks(k).0 | Bitboard::from_square(k).0;
+        // One more rank towards the enemy: attackers gather in front of a castled king.
+        around | forward(color, around)
+    };
+    // Pawns and kings are never needed by count.
+    let counts = |color: Color| {
+        let n = |role: Role| board.pieces(color, role).count() as i32;
+        [0, n(Role::Knight), n(Role::Bishop), n(Role::Rook), n(Role::Queen), 0]
+    };
+    let counts = [counts(Color::White), counts(Color::Black)];
+    let npm = |color: Color| {
+        let c = &counts[color.index()];
+        (1..5).map(|role| c[role] * PIECE_VALUES[role]).sum()
+    };
+    Context {
+        occupied: board.occupied().0,
+        pawns,
+        pawn_attacks: [pawn_attack_set(Color::White, pawns[0]), pawn_attack_set(Color::Black, pawns[1])],
+        kings,
+        king_zones: [zone(Color::White), zone(Color::Black)],
+        pawn_files: [fill_files(pawns[0]), fill_files(pawns[1])],
+        counts,
+        npm: [npm(Color::White), npm(Color::Black)],
+    }
+}
+
+/// The game phase from the non-pawn material on the board: 24 at the start, 0 with pawns only.
+fn phase(ctx: &Context) -> i32 {
+    let [white, black] = &ctx.counts;
+    (1..5).map(|role| (white[role] + black[role]) * PHASE_WEIGHTS[role]).sum::<i32>().min(PHASE_MAX)
+}
+
+/// Material, piece-square values, mobility and rook files of `color`'s pieces, from its side;
+/// also returns what they attack.
+#[inline(always)]
+fn pieces(board: &Board, color: Color, ctx: &Context, p: &Params) -> (Score, Attacks) {
+    let us = color.index();
+    let them = 1 - us;
+    let occupied = ctx.occupied;
+    // Mobility counts squares not held by own pawns or king and not covered by enemy pawns.
+    let area = !(ctx.pawns[us] | Bitboard::from_square(ctx.kings[us]).0 | ctx.pawn_attacks[them]);
+    let zone = ctx.king_zones[them];
+    let pawn_files = ctx.pawn_files[0] | ctx.pawn_files[1];
+    let psqt = |role: Role, sq: Square| p.psqt[role.index()][relative_index(color, sq)];
+
+    let mut score = psqt(Role::King, ctx.kings[us]);
+    let mut att = Attacks { all: ctx.pawn_attacks[us], ..Attacks::default() };
+
+    for sq in board.pieces(color, Role::Pawn) {
+        score += psqt(Role::Pawn, sq);
+    }
+    for sq in board.pieces(color, Role::Knight) {
+        let a = knight_attacks(sq).0;
+        score += psqt(Role::Knight, sq) + p.mobility_knight[(a & area).count_ones() as usize];
+        att.minors |= a;
+        att.add_king_attack(a & zone, p.king_attack_weight[Role::Knight.index()]);
+    }
+    for sq in board.pieces(color, Role::Bishop) {
+        let a = bishop_attacks(sq, Bitboard(occupied)).0;
+        score += psqt(Role::Bishop, sq) + p.mobility_bishop[(a & area).count_ones() as usize];
+        att.minors |= a;
+        att.add_king_attack(a & zone, p.king_attack_weight[Role::Bishop.index()]);
+    }
+    for sq in board.pieces(color, Role::Rook) {
+        let a = rook_attacks(sq, Bitboard(occupied)).0;
+        score += psqt(Role::Rook, sq) + p.mobility_rook[(a & area).count_ones() as usize];
+        let on_file = Bitboard::from_square(sq).0;
+        if on_file & pawn_files == 0 {
+            score += p.rook_open;
+        } else if on_file & ctx.pawn_files[us] == 0 {
+            score += p.rook_half_open;
+        }
+        att.rooks |= a;
+        att.add_king_attack(a & zone, p.king_attack_weight[Role::Rook.index()]);
+    }
+    att.all |= att.minors | att.rooks;
+    for sq in board.pieces(color, Role::Queen) {
+        let a = queen_attacks(sq, Bitboard(occupied)).0;
+        score += psqt(Role::Queen, sq) + p.mobility_queen[(a & area).count_ones() as usize];
+        att.all |= a;
+        att.add_king_attack(a & zone, p.king_attack_weight[Role::Queen.index()]);
+    }
+    (score, att)
+}
+
+/// Pawn structure, passed pawns, king safety, threats and the bishop pair for `color`, from its
+/// side. `ours` and `theirs` are the attacks gathered by [`pieces`].
+#[inline(always)]
+fn pawns_and_king(pos: &Position, color: Color, ctx: &Context, p: &Params, ours: &Attacks, theirs: &Attacks) -> Score {
+    let board = pos.board();
+    let us = color.index();
+    let them = 1 - us;
+    let mut score =
+        pawn_structure(color, ctx, p) + passed(pos, color, ctx, p) + king_safety(color, ctx, p, ours, theirs);
+
+    // Threats against enemy pieces.
+    let their_pieces = board.by_color(!color).0 & !ctx.pawns[them] & !Bitboard::from_square(ctx.kings[them]).0;
+    let their_heavies = (board.by_role(Role::Rook).0 | board.by_role(Role::Queen).0) & their_pieces;
+    let their_queens = board.by_role(Role::Queen).0 & their_pieces;
+    score += p.threat_by_pawn * (ctx.pawn_attacks[us] & their_pieces).count_ones() as i32;
+    score += p.threat_by_minor * (ours.minors & their_heavies).count_ones() as i32;
+    score += p.threat_by_rook * (ours.rooks & their_queens).count_ones() as i32;
+    let our_reach = ours.all | king_attacks(ctx.kings[us]).0;
+    let their_guard = theirs.all | king_attacks(ctx.kings[them]).0;
+    score += p.hanging * (their_pieces & our_reach & !their_guard).count_ones() as i32;
+
+    let bishops = board.pieces(color, Role::Bishop);
+    if (bishops & Bitboard::LIGHT).is_nonempty() && (bishops & Bitboard::DARK).is_nonempty() {
+        score += p.bishop_pair;
+    }
+    score
+}
+
+/// Doubled, isolated, backward, supported and side-by-side pawns of `color`.
+#[inline(always)]
+fn pawn_structure(color: Color, ctx: &Context, p: &Params) -> Score {
+    let us = color.index();
+    let pawns = ctx.pawns[us];
+    let count = |b: u64| b.count_ones() as i32;
+
+    // Pawns standing in front of another own pawn: one per extra pawn on a file.
+    let doubled = pawns & fill_forward(color, forward(color, pawns));
+    let files = ctx.pawn_files[us];
+    let isolated = pawns & !(east(files) | west(files));
+    // Squares own pawns attack now or could attack after advancing.
+    let attack_span = fill_forward(color, ctx.pawn_attacks[us]);
+    // A pawn is backward when its stop square is covered by an enemy pawn and no own pawn can
+    // ever defend it there; isolated pawns are already penalised.
+    let stops = forward(color, pawns);
+    let backward_stops = stops & ctx.pawn_attacks[1 - us] & !attack_span;
+    let backward = forward(!color, backward_stops) & pawns & !isolated;
+    let supported = pawns & ctx.pawn_attacks[us];
+    let phalanx = pawns & (east(pawns) | west(pawns));
+
+    p.doubled * count(doubled)
+        + p.isolated * count(isolated)
+        + p.backward * count(backward)
+        + p.supported * count(supported)
+        + p.phalanx * count(phalanx)
+}
+
+/// Passed pawns of `color`: by rank, free stop square, king distances, and the rule of the
+/// square when the enemy has only pawns.
+#[inline(always)]
+fn passed(pos: &Position, color: Color, ctx: &Context, p: &Params) -> Score {
+    let us = color.index();
+    let them = 1 - us;
+    let mut score = Score::ZERO;
+    for sq in Bitboard(passed_pawns(color, ctx.pawns[us], ctx.pawns[them])) {
+        let rank = relative_rank(color, sq);
+        score += p.passed[rank];
+        // A pawn never stands on its last rank, so the stop square exists.
+        let stop_bit = forward(color, Bitboard::from_square(sq).0);
+        let Some(stop) = Bitboard(stop_bit).first() else { continue };
+        if ctx.occupied & stop_bit == 0 {
+            score += p.passed_free[rank];
+        }
+        if rank >= 3 {
+            // The enemy king must reach the path and the own king should escort the pawn; both
+            // matter more the further the pawn is.
+            let weight = rank as i32 - 2;
+            let kings = distance(ctx.kings[them], stop) * p.passed_king_their
+                - distance(ctx.kings[us], stop) * p.passed_king_own;
+            score += S(0, kings * weight);
+        }
+        if ctx.npm[them] == 0 && unstoppable(pos, color, sq, rank, ctx) {
+            score += p.unstoppable;
+        }
+    }
+    score
+}
+
+/// The rule of the square: with only pawns against it, the enemy king cannot catch the passed
+/// pawn on `sq` before it promotes (own pieces in its way make us not count on it).
+fn unstoppable(pos: &Position, color: Color, sq: Square, rank: usize, ctx: &Context) -> bool {
+    let path = fill_forward(color, forward(color, Bitboard::from_square(sq).0));
+    if path & pos.board().by_color(color).0 != 0 {
+        return false;
+    }
+    let Some(promotion) = Bitboard(path & Bitboard::BACKRANKS.0).first() else { return false };
+    // From its second rank a pawn may step twice at once.
+    let pawn_moves = (7 - rank as i32).min(5);
+    let tempo = i32::from(pos.turn() != color);
+    distance(ctx.kings[1 - color.index()], promotion) - tempo > pawn_moves
+}
+
+/// King safety of `color`'s king: pawn shield, open files by the king, and enemy attacks on its
+/// zone, scaled by how many pieces take part and how much material the attacker has.
+#[inline(always)]
+fn king_safety(color: Color, ctx: &Context, p: &Params, ours: &Attacks, theirs: &Attacks) -> Score {
+    let us = color.index();
+    let them = 1 - us;
+    let king = ctx.kings[us];
+    let pawns = ctx.pawns[us];
+    let mut score = Score::ZERO;
+
+    if relative_rank(color, king) <= 1 {
+        let k = Bitboard::from_square(king).0;
+        let near = forward(color, k | east(k) | west(k));
+        let far = forward(color, near);
+        score += p.shield_near * (pawns & near).count_ones() as i32 + p.shield_far * (pawns & far).count_ones() as i32;
+    }
+
+    let king_files = ((0b111u32 << king.file().index()) >> 1) & 0xff;
+    // The first rank of a filled file set is its file mask.
+    let no_own = king_files & !(ctx.pawn_files[us] as u32 & 0xff);
+    let no_pawn = no_own & !(ctx.pawn_files[them] as u32 & 0xff);
+    score += p.king_semi_open * no_own.count_ones() as i32 + p.king_open * no_pawn.count_ones() as i32;
+
+    if theirs.king_attackers > 0 {
+        let zone = ctx.king_zones[us];
+        let weak = zone & theirs.all & !ours.all;
+        let units = theirs.king_units + p.king_weak_square * weak.count_ones() as i32;
+        let attackers = (theirs.king_attackers as usize).min(7);
+        let danger = units * units * p.king_attackers_percent[attackers] / 100 / p.king_danger_divisor;
+        // An attack without material behind it (say a lone bishop left) is worth less.
+        let danger = danger.min(p.king_danger_max) * ctx.npm[them].min(NPM_FULL) / NPM_FULL;
+        score -= S(danger, danger / p.king_danger_eg_divisor);
+    }
+    score
+}
+
+/// How much of the endgame score `strong` (the side it favours) keeps, out of 64.
+fn scale_factor(board: &Board, ctx: &Context, strong: Color) -> i32 {
+    let s = strong.index();
+    let w = 1 - s;
+    let bishop = PIECE_VALUES[Role::Bishop.index()];
+    let rook = PIECE_VALUES[Role::Rook.index()];
+    if ctx.pawns[s] == 0 && ctx.npm[s] - ctx.npm[w] <= bishop {
+        // Without pawns, less than a minor piece ahead rarely wins: a lone minor never does,
+        // rook against minor or rook and minor against rook seldom.
+        return if ctx.npm[s] < rook {
+            0
+        } else if ctx.npm[w] <= bishop {
+            4
+        } else {
+            14
+        };
+    }
+    if ctx.pawns[s] == 0
+        && ctx.npm[w] == 0
+        && ctx.counts[s][Role::Knight.index()] == 2
+        && ctx.npm[s] == 2 * PIECE_VALUES[Role::Knight.index()]
+    {
+        // Two knights cannot force mate against a bare king.
+        return 2;
+    }
+    let bishop_count = |color: usize| ctx.counts[color][Role::Bishop.index()];
+    if bishop_count(0) == 1 && bishop_count(1) == 1 {
+        let light = |color: Color| (board.pieces(color, Role::Bishop) & Bitboard::LIGHT).is_nonempty();
+        if light(Color::White) != light(Color::Black) {
+            // Opposite-coloured bishops: alone they hold many pawns down; other pieces help
+            // the stronger side.
+            return if ctx.npm[0] == bishop && ctx.npm[1] == bishop { 24 } else { 48 };
+        }
+    }
+    64
+}
+
+#[cfg(test)]
+mod tests {
+    use ferz_chess::Variant;
+
+    use super::super::test_util::{flip_turn, mirror_fen, pos};
+    use super::*;
+
+    fn eval(fen: &str) -> i32 {
+        evaluate(&pos(fen, Variant::Chess))
+    }
+
+    /// Quiet positions of every kind: openings, middlegames, endgames, castled kings, passers.
+    const POSITIONS: [&str; 14] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        "2r3k1/pp3ppp/2n5/3p4/3P4/2N2N2/PP3PPP/2R3K1 b - - 0 20",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "8/8/4k3/8/2P5/8/5K2/8 w - - 0 1",
+        "8/5pk1/6p1/8/8/1b2B3/5PPP/6K1 w - - 0 1",
+        "6k1/5ppp/8/8/8/8/1r3PPP/R5K1 w - - 0 1",
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
+        "4k3/8/8/8/8/8/8/RN2K3 w Q - 0 1",
+        "1k6/1pp5/8/8/8/8/PPP5/1K1Q4 b - - 0 1",
+        "3qk3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1",
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2",
+    ];
+
+    #[test]
+    fn mirrored_positions_score_the_same() {
+        for fen in POSITIONS {
+            let mirrored = mirror_fen(fen);
+            assert_eq!(eval(fen), eval(&mirrored), "{fen} vs {mirrored}");
+            let p960 = pos(fen, Variant::Chess960);
+            assert_eq!(super::super::evaluate(&p960), eval(fen), "Chess960 shares the evaluation");
+        }
+    }
+
+    #[test]
+    fn start_position_is_balanced() {
+        let score = eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(score.abs() < 50, "{score}");
+        assert_eq!(score, PARAMS.tempo, "the start is symmetric, so only the tempo remains");
+    }
+
+    #[test]
+    fn material_ordering() {
+        // White is a queen up, then a rook up, then a knight up, in otherwise quiet positions.
+        let queen_up = eval("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let rook_up = eval("rnbqkbn1/ppppppp1/8/8/8/8/PPPPPPP1/RNBQKBNR w KQq - 0 1");
+        let knight_up = eval("r1bqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(queen_up > 700, "{queen_up}");
+        assert!(rook_up > 400, "{rook_up}");
+        assert!(knight_up > 200, "{knight_up}");
+        assert!(queen_up > rook_up && rook_up > knight_up);
+        // From the other side the same positions are lost.
+        assert!(eval(&flip_turn("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")) < -700);
+    }
+
+    #[test]
+    fn side_to_move_only_changes_the_sign_and_tempo() {
+        for fen in POSITIONS {
+            let other = flip_turn(fen);
+            // Skip positions where the side to move would be giving check.
+            let Ok(flipped) = Position::from_fen(&other, Variant::Chess) else { continue };
+            assert_eq!(eval(fen) + evaluate(&flipped), 2 * PARAMS.tempo, "{fen}");
+        }
+    }
+
+    #[test]
+    fn advanced_passed_pawn_is_worth_more() {
+        // Knights on both sides keep the rule of the square out of it.
+        let seventh = eval("4k1n1/1P6/8/8/8/8/8/4K1N1 w - - 0 1");
+        let third = eval("4k1n1/8/8/8/8/1P6/8/4K1N1 w - - 0 1");
+        assert!(seventh > third + 100, "{seventh} vs {third}");
+        // A blocked passer is worth less than a free one.
+        let free = eval("6k1/8/8/3P4/8/8/8/6K1 w - - 0 1");
+        let blocked = eval("6k1/8/3n4/3P4/8/8/8/3N2K1 w - - 0 1");
+        let blocked_base = eval("6k1/8/4n3/3P4/8/8/8/3N2K1 w - - 0 1");
+        assert!(free > 0);
+        assert!(blocked < blocked_base, "{blocked} vs {blocked_base}");
+    }
+
+    #[test]
+    fn rule_of_the_square() {
+        // The black king catches the a-pawn in one case and not in the other.
+        let caught = eval("8/8/8/2k5/P7/8/8/7K w - - 0 1");
+        let runs = eval("8/8/8/8/P7/8/6k1/K7 w - - 0 1");
+        assert!(runs > caught + 300, "{runs} vs {caught}");
+    }
+
+    #[test]
+    fn bishop_pair_bonus_appears() {
+        let fen = "r2qk2r/ppp2ppp/2n2n2/3pp3/3PP3/2N2N2/PPPBBPPP/R2QK2R w KQkq - 0 1";
+        let p = pos(fen, Variant::Chess);
+        let mut without = PARAMS.clone();
+        without.bishop_pair = Score::ZERO;
+        let with = evaluate_with(&p, &PARAMS);
+        let no_pair = evaluate_with(&p, &without);
+        assert!(with > no_pair, "{with} vs {no_pair}");
+        // Only white has the pair; with one bishop each nothing changes.
+        let one_each = pos("r2qkb1r/ppp2ppp/2n2n2/3pp3/3PP3/2N2N2/PPP1BPPP/R2QK2R w KQkq - 0 1", Variant::Chess);
+        assert_eq!(evaluate_with(&one_each, &PARAMS), evaluate_with(&one_each, &without));
+    }
+
+    #[test]
+    fn drawish_endings_are_scaled_down() {
+        // Opposite-coloured bishops and a pawn more: much less than the same with same colours.
+        let opposite = eval("6k1/5ppp/8/8/8/2b5/4BPPP/6K1 w - - 0 1");
+        let opposite_up = eval("6k1/6pp/8/8/8/2b5/4BPPP/6K1 w - - 0 1");
+        let same_up = eval("6k1/6pp/8/8/8/1b6/4BPPP/6K1 w - - 0 1");
+        assert!(opposite_up - opposite < same_up - opposite, "{opposite_up} {same_up} {opposite}");
+        // Rook against bishop without pawns is close to a draw; a lone knight cannot win.
+        assert!(eval("4k3/8/8/2b5/8/8/8/R3K3 w - - 0 1").abs() < 60);
+        assert!(eval("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1").abs() < 50);
+        // King, bishop and knight against king stays winning, as does king and rook.
+        assert!(eval("4k3/8/8/8/8/8/8/1NB1K3 w - - 0 1") > 400);
+        assert!(eval("4k3/8/8/8/8/8/8/R3K3 w - - 0 1") > 400);
+    }
+
+    #[test]
+    fn king_shelter_matters() {
+        // The same material with an intact shelter and with the shelter pawns pushed far away.
+        let sheltered = eval("r1bq1rk1/pppp1ppp/2n2n2/4p3/4P3/2N2N2/PPPP1PPP/R1BQ1RK1 w - - 0 1");
+        let exposed = eval("r1bq1rk1/pppp1ppp/2n2n2/4p1PP/4P1P1/2N2N2/PPPP4/R1BQ1RK1 w - - 0 1");
+        assert!(sheltered > exposed, "{sheltered} vs {exposed}");
+    }
+
+    #[test]
+    fn scores_stay_bounded_on_a_test_suite() {
+        let text = include_str!("../../../chess/tests/data/random.perft");
+        for line in text.lines().filter_map(|l| l.strip_prefix("epd ")).take(2000) {
+            let p = pos(line, Variant::Chess);
+            let score = evaluate(&p);
+            assert!(score.abs() < 10_000, "{line}: {score}");
+            let mirrored = pos(&mirror_fen(line), Variant::Chess);
+            assert_eq!(score, evaluate(&mirrored), "{line}");
+        }
+    }
+}

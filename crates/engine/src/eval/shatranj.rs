@@ -79,8 +79,9 @@ pub(super) struct Params {
     pub king_danger_max: i32,
     /// Score of a won bare-king position, before adding the winner's material.
     pub bare_king_win: i32,
-    /// Penalty when a side's last piece (other than the king) is attacked, undefended, and
-    /// the opponent, who has two or more pieces, is to move: taking it wins by bare king.
+    /// Penalty when a side's last piece (other than the king) is attacked, not defended by its
+    /// king, and the opponent is to move: taking it wins by bare king (the capturer keeps at
+    /// least that piece, and our king cannot take it back).
     pub last_piece_hanging: i32,
     /// Penalty for the same last piece under attack with its owner to move (it must flee).
     pub last_piece_attacked: i32,
@@ -329,16 +330,17 @@ pub(super) fn evaluate_with(pos: &Position, p: &Params) -> i32 {
         total += if strong.is_white() { bonus } else { -bonus };
     }
 
+    let scale = scale_factor(&ctx, if total.eg() > 0 { Color::White } else { Color::Black });
+    let mut white_view = total.taper(phase, PHASE_MAX, scale);
+
+    // Losing the last piece loses the game in any phase and however drawish the material
+    // looks, so this applies after tapering and scaling.
     for color in Color::ALL {
-        let them = !color;
-        if pieces[color.index()] == 1 && pieces[them.index()] >= 2 {
+        if pieces[color.index()] == 1 {
             let penalty = last_piece(pos, color, p);
-            total += if color.is_white() { -penalty } else { penalty };
+            white_view += if color.is_white() { -penalty } else { penalty };
         }
     }
-
-    let scale = scale_factor(&ctx, if total.eg() > 0 { Color::White } else { Color::Black });
-    let white_view = total.taper(phase, PHASE_MAX, scale);
     let score = if turn.is_white() { white_view } else { -white_view };
     (score + p.tempo).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
@@ -411,18 +413,17 @@ fn bare_king(pos: &Position, pieces: [u32; 2], p: &Params) -> i32 {
     if pos.turn() == strong { value } else { -value }
 }
 
-/// The penalty for `color`, whose only piece besides the king is attacked (the opponent has two
-/// or more and wins by taking it).
-fn last_piece(pos: &Position, color: Color, p: &Params) -> Score {
+/// The penalty for `color` when its only piece besides the king is attacked and its king does
+/// not defend it: taking it bares our king for good.
+fn last_piece(pos: &Position, color: Color, p: &Params) -> i32 {
     let board = pos.board();
-    let Some(king) = board.king_of(color) else { return Score::ZERO };
-    let Some(sq) = (board.by_color(color) & !Bitboard::from_square(king)).first() else { return Score::ZERO };
+    let Some(king) = board.king_of(color) else { return 0 };
+    let Some(sq) = (board.by_color(color) & !Bitboard::from_square(king)).first() else { return 0 };
     let attackers = pos.attackers_to(sq, board.by_color(!color), board.occupied());
     if attackers.is_empty() || king_attacks(king).contains(sq) {
-        return Score::ZERO;
+        return 0;
     }
-    let penalty = if pos.turn() == color { p.last_piece_attacked } else { p.last_piece_hanging };
-    S(penalty, penalty)
+    if pos.turn() == color { p.last_piece_attacked } else { p.last_piece_hanging }
 }
 
 /// Material and tables, mobility, rook files, pawn structure and passed pawns of `color`, from
@@ -634,6 +635,10 @@ mod tests {
         // Defended by its king it is not hanging.
         let defended = eval("8/8/8/3k4/2n4R/8/P7/4K3 w - - 0 1");
         assert!(defended < hanging - 400, "{defended} vs {hanging}");
+        // One piece each: the rook about to take the lone knight wins, even with no other piece.
+        let one_each = eval("4k3/8/8/8/2n4R/8/8/4K3 w - - 0 1");
+        let apart = eval("4k3/8/2n5/8/7R/8/8/4K3 w - - 0 1");
+        assert!(one_each > apart + 400, "{one_each} vs {apart}");
     }
 
     #[test]

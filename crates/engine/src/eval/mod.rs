@@ -1,15 +1,15 @@
 //! Static evaluation, one per rule set.
 //!
 //! [`evaluate`] scores a position in centipawns for the side to move. Chess and Chess960 share
-//! one tapered evaluation ([`chess`](self::chess)); Shatranj has its own
-//! ([`shatranj`](self::shatranj)) because its pieces, its pawn promotion and its way of winning
-//! (bare king, stalemate) differ too much to share weights.
+//! one tapered evaluation (module `chess`); Shatranj has its own (module `shatranj`) because its
+//! pieces, its pawn promotion and its way of winning (bare king, stalemate) differ too much to
+//! share weights. Each module's documentation says where its weights come from.
 //!
 //! The evaluation never detects the end of the game (mate, stalemate, draws by rule): the search
 //! does that before it asks for a static score. Scores stay within ±[`EVAL_LIMIT`], far from mate
 //! scores.
 //!
-//! Both evaluations work on packed middlegame/endgame pairs ([`Score`], written `S(mg, eg)`) and
+//! Both evaluations work on packed middlegame/endgame pairs (`Score`, written `S(mg, eg)`) and
 //! keep every weight in one `Params` table per variant so that a tuner can later replace them.
 
 mod chess;

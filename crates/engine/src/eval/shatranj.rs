@@ -304,7 +304,8 @@ pub(super) fn evaluate_with(pos: &Position, p: &Params) -> i32 {
     let kings = [board.king_of(Color::White).unwrap_or(Square::A1), board.king_of(Color::Black).unwrap_or(Square::A1)];
     let counts = [counts(board, Color::White), counts(board, Color::Black)];
     let material = counts.map(|c| (0..6).map(|role| c[role] * PIECE_VALUES[role]).sum::<i32>());
-    let ctx = Context { pawns, pawn_attacks, kings, counts, material };
+    let pawn_files = [fill_files(pawns[0]), fill_files(pawns[1])];
+    let ctx = Context { pawns, pawn_attacks, pawn_files, kings, counts, material };
 
     let (white, white_attacks) = side(board, Color::White, &ctx, p);
     let (black, black_attacks) = side(board, Color::Black, &ctx, p);
@@ -349,6 +350,8 @@ pub(super) fn evaluate_with(pos: &Position, p: &Params) -> i32 {
 struct Context {
     pawns: [u64; 2],
     pawn_attacks: [u64; 2],
+    /// Whole files holding a pawn of each side.
+    pawn_files: [u64; 2],
     kings: [Square; 2],
     /// Pieces per side and role.
     counts: [[i32; 6]; 2],
@@ -436,7 +439,7 @@ fn side(board: &Board, color: Color, ctx: &Context, p: &Params) -> (Score, Attac
     let area = !(ctx.pawns[us] | Bitboard::from_square(ctx.kings[us]).0 | ctx.pawn_attacks[them]);
     let their_king = ctx.kings[them];
     let zone = king_attacks(their_king).0 | Bitboard::from_square(their_king).0;
-    let all_pawns = ctx.pawns[0] | ctx.pawns[1];
+    let pawn_files = ctx.pawn_files[0] | ctx.pawn_files[1];
     let psqt = |role: Role, sq: Square| p.psqt[role.index()][relative_index(color, sq)];
 
     let mut score = psqt(Role::King, ctx.kings[us]);
@@ -468,10 +471,10 @@ fn side(board: &Board, color: Color, ctx: &Context, p: &Params) -> (Score, Attac
     for sq in board.pieces(color, Role::Rook) {
         let a = rook_attacks(sq, occupied).0;
         score += psqt(Role::Rook, sq) + p.mobility_rook[(a & area).count_ones() as usize];
-        let file = fill_files(Bitboard::from_square(sq).0);
-        if file & all_pawns == 0 {
+        let on_file = Bitboard::from_square(sq).0;
+        if on_file & pawn_files == 0 {
             score += p.rook_open;
-        } else if file & ctx.pawns[us] == 0 {
+        } else if on_file & ctx.pawn_files[us] == 0 {
             score += p.rook_half_open;
         }
         king_attack(&mut att, a, Role::Rook);
@@ -489,7 +492,7 @@ fn pawns(board: &Board, color: Color, ctx: &Context, p: &Params) -> Score {
     let pawns = ctx.pawns[us];
     let count = |b: u64| b.count_ones() as i32;
     let doubled = pawns & fill_forward(color, forward(color, pawns));
-    let files = fill_files(pawns);
+    let files = ctx.pawn_files[us];
     let isolated = pawns & !(east(files) | west(files));
     let supported = pawns & ctx.pawn_attacks[us];
     let phalanx = pawns & (east(pawns) | west(pawns));

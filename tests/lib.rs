@@ -73,3 +73,112 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A running `ferz` speaking UCI, with its output collected line by line.
+pub struct UciProcess {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Every line received so far.
+    pub transcript: Vec<String>,
+}
+
+impl UciProcess {
+    /// Starts `ferz` with `args` (none for plain UCI).
+    ///
+    /// # Panics
+    /// If the process cannot be started.
+    pub fn start(args: &[&str]) -> UciProcess {
+        let mut child = Command::new(ferz_binary())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start ferz");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        UciProcess { stdin: child.stdin.take(), child, lines, transcript: Vec::new() }
+    }
+
+    /// Sends one command line.
+    ///
+    /// # Panics
+    /// If the engine's input is closed.
+    pub fn send(&mut self, command: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{command}").expect("write to ferz");
+        stdin.flush().expect("flush");
+    }
+
+    /// Reads lines until one satisfies `done`, returning all lines read (the last one
+    /// included). Fails after `seconds` without such a line.
+    ///
+    /// # Panics
+    /// On timeout or when the engine's output ends first.
+    pub fn read_until(&mut self, seconds: u64, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+        let mut read = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.transcript.push(line.clone());
+                    let finished = done(&line);
+                    read.push(line);
+                    if finished {
+                        return read;
+                    }
+                }
+                Err(e) => {
+                    panic!("no expected line within {seconds} s ({e}); transcript:\n{}", self.transcript.join("\n"))
+                }
+            }
+        }
+    }
+
+    /// Lines that arrive within `millis` milliseconds.
+    pub fn read_for(&mut self, millis: u64) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(millis);
+        let mut read = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+            self.transcript.push(line.clone());
+            read.push(line);
+        }
+        read
+    }
+
+    /// Closes the engine's input and waits for it to exit; returns the remaining output.
+    ///
+    /// # Panics
+    /// If the process does not exit within 10 s.
+    pub fn finish(mut self) -> (std::process::ExitStatus, Vec<String>) {
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                let rest: Vec<String> = self.lines.try_iter().collect();
+                return (status, rest);
+            }
+            assert!(std::time::Instant::now() < deadline, "ferz did not exit");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for UciProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,3 +1,4 @@
 //! System tests: the real `ferz` binary, run as a process.
 
 mod perft_cli;
+mod uci;

@@ -481,6 +481,25 @@ impl Position {
         }
     }
 
+    /// Passes the move to the opponent (a "null move", used by null-move pruning in search).
+    /// Only call it when the side to move is not in check; the position is then still legal.
+    pub fn play_null(&mut self) {
+        debug_assert!(!self.is_check(), "null move while in check");
+        let mut key = self.key ^ zobrist::black_to_move_key();
+        if let Some(ep) = self.ep_square.take() {
+            key ^= zobrist::en_passant_key(ep);
+        }
+        self.key = key;
+        self.halfmoves = self.halfmoves.saturating_add(1);
+        if self.turn == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = !self.turn;
+        // The side that passed was not in check, and the side now to move cannot be: the
+        // position before the pass was legal.
+        self.checkers = Bitboard::EMPTY;
+    }
+
     /// Plays a move that must be legal in this position (as produced by
     /// [`legal_moves`](Position::legal_moves)). An illegal move leaves an inconsistent position
     /// but is memory safe.

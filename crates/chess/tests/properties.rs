@@ -166,3 +166,21 @@ proptest! {
         check_game(Position::shatranj(ShatranjArray::KingOnE), seed)?;
     }
 }
+
+#[test]
+fn null_moves_keep_keys_consistent() {
+    for fen in [
+        "rnbqkbnr/pppp1ppp/8/4p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq e6 0 2",
+        "rnbqkbnr/ppp1pppp/8/8/3pP3/5N2/PPPP1PPP/RNBQKB1R b KQkq e3 0 3",
+    ] {
+        let pos = Position::from_fen(fen, Variant::Chess).unwrap();
+        let mut passed = pos;
+        passed.play_null();
+        assert_eq!(passed.key(), passed.compute_key(), "{fen}");
+        assert_eq!(passed.turn(), !pos.turn());
+        assert_eq!(passed.ep_square(), None);
+        passed.play_null();
+        assert_eq!(passed.board(), pos.board());
+        assert_eq!(passed.key(), Position::from_fen(&passed.fen(), Variant::Chess).unwrap().key());
+    }
+}

@@ -1,4 +1,8 @@
 //! `ferz`: the command-line entry point.
+//!
+//! Without arguments, or with arguments that are not a subcommand, `ferz` is a UCI engine:
+//! GUIs, cutechess and lichess-bot start it bare, and OpenBench passes UCI commands as
+//! arguments.
 
 mod perft;
 
@@ -16,13 +20,39 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Speak UCI on standard input and output (also what `ferz` without arguments does).
+    Uci,
+    /// Search the built-in positions to a fixed depth; the last line is `<nodes> nodes <nps> nps`.
+    Bench {
+        /// Search depth.
+        #[arg(default_value_t = ferz_engine::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
     /// Count the leaves of the legal move tree, or check a perft suite.
     Perft(perft::PerftArgs),
 }
 
+const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "help"];
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let is_cli = args.first().is_some_and(|first| SUBCOMMANDS.contains(&first.as_str()) || first.starts_with('-'));
+    if !is_cli {
+        let first = (!args.is_empty()).then(|| args.join(" "));
+        ferz_engine::uci::run_stdio(first.as_deref());
+        return ExitCode::SUCCESS;
+    }
+    match Cli::parse().command {
+        Command::Uci => {
+            ferz_engine::uci::run_stdio(None);
+            ExitCode::SUCCESS
+        }
+        Command::Bench { depth } => {
+            let result =
+                ferz_engine::bench::run(depth, |index, fen, nodes| println!("{:>2} {nodes:>10} {fen}", index + 1));
+            println!("{} nodes {} nps", result.nodes, result.nps());
+            ExitCode::SUCCESS
+        }
         Command::Perft(args) => perft::run(&args),
     }
 }

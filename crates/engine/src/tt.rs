@@ -1,0 +1,242 @@
+//! The transposition table: a lock-free hash of search results shared by all threads.
+//!
+//! Each entry is two atomic words, `key ^ data` and `data`. A reader accepts an entry only if
+//! the two still combine to its key, so a torn write by another thread reads as a miss instead
+//! of a wrong move (the lockless hashing of Hyatt and Mann). Four entries share a 64-byte bucket.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ferz_chess::Move;
+
+/// What a stored score says about the true value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The true value is at most the score (no move reached alpha).
+    Upper = 1,
+    /// The true value is at least the score (a move reached beta).
+    Lower = 2,
+    /// The score is exact (a PV node).
+    Exact = 3,
+}
+
+/// A table hit.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TtEntry {
+    /// The best or refuting move, if one was found.
+    pub mv: Option<Move>,
+    /// The score, in table form (see [`crate::score::from_tt`]).
+    pub score: i32,
+    /// The static evaluation of the position.
+    pub eval: i32,
+    /// The depth searched.
+    pub depth: i32,
+    /// How the score bounds the true value.
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+#[repr(align(64))]
+#[derive(Default)]
+struct Bucket([Slot; 4]);
+
+/// Depths are stored with this offset so that quiescence entries (depth below 0) fit a byte.
+const DEPTH_OFFSET: i32 = 8;
+
+fn pack(entry: &TtEntry, age: u8) -> u64 {
+    let mv = entry.mv.map_or(0, Move::to_u16);
+    u64::from(mv)
+        | u64::from(entry.score as i16 as u16) << 16
+        | u64::from(entry.eval as i16 as u16) << 32
+        | u64::from((entry.depth + DEPTH_OFFSET).clamp(0, 255) as u8) << 48
+        | u64::from(entry.bound as u8) << 56
+        | u64::from(age & 63) << 58
+}
+
+fn unpack(data: u64) -> Option<(TtEntry, u8)> {
+    let bound = match (data >> 56) & 3 {
+        1 => Bound::Upper,
+        2 => Bound::Lower,
+        3 => Bound::Exact,
+        _ => return None,
+    };
+    let entry = TtEntry {
+        mv: Move::from_u16(data as u16),
+        score: i32::from((data >> 16) as u16 as i16),
+        eval: i32::from((data >> 32) as u16 as i16),
+        depth: i32::from((data >> 48) as u8) - DEPTH_OFFSET,
+        bound,
+    };
+    Some((entry, (data >> 58) as u8))
+}
+
+/// The shared hash table.
+pub struct TranspositionTable {
+    buckets: Box<[Bucket]>,
+    /// Incremented per search, so entries from earlier searches are replaced first.
+    age: u8,
+}
+
+impl TranspositionTable {
+    /// A table of about `megabytes` MiB (at least one bucket).
+    #[must_use]
+    pub fn new(megabytes: usize) -> TranspositionTable {
+        let count = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
+        TranspositionTable { buckets: std::iter::repeat_with(Bucket::default).take(count.max(1)).collect(), age: 0 }
+    }
+
+    /// The size in MiB.
+    #[must_use]
+    pub fn megabytes(&self) -> usize {
+        (self.buckets.len() * std::mem::size_of::<Bucket>()) >> 20
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        for bucket in &mut *self.buckets {
+            *bucket = Bucket::default();
+        }
+        self.age = 0;
+    }
+
+    /// Marks the start of a new search.
+    pub fn new_search(&mut self) {
+        self.age = (self.age + 1) & 63;
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> &Bucket {
+        // Multiply-shift maps the key onto any table size without a modulo.
+        let index = ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[index]
+    }
+
+    /// Tells the CPU to fetch the bucket of `key` ahead of a probe.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let pointer = std::ptr::from_ref(self.bucket(key)).cast::<i8>();
+            // Safety: prefetching is only a hint; any address is allowed and nothing is read.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(pointer);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Looks up `key`.
+    #[must_use]
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        for slot in &self.bucket(key).0 {
+            let data = slot.data.load(Ordering::Relaxed);
+            if slot.check.load(Ordering::Relaxed) ^ data == key
+                && let Some((entry, _)) = unpack(data)
+            {
+                return Some(entry);
+            }
+        }
+        None
+    }
+
+    /// Stores a result, replacing the least useful entry of the bucket: the same position if
+    /// present, else the shallowest and oldest.
+    #[inline]
+    pub fn store(&self, key: u64, entry: TtEntry) {
+        let bucket = self.bucket(key);
+        let mut victim = &bucket.0[0];
+        let mut victim_worth = i32::MAX;
+        let mut previous = None;
+        for slot in &bucket.0 {
+            let data = slot.data.load(Ordering::Relaxed);
+            let unpacked = unpack(data);
+            if slot.check.load(Ordering::Relaxed) ^ data == key && unpacked.is_some() {
+                victim = slot;
+                previous = unpacked.map(|(e, _)| e);
+                break;
+            }
+            let worth = match unpacked {
+                None => i32::MIN,
+                Some((e, age)) => e.depth - 8 * i32::from(self.age.wrapping_sub(age) & 63),
+            };
+            if worth < victim_worth {
+                victim = slot;
+                victim_worth = worth;
+            }
+        }
+        let mut entry = entry;
+        if let Some(old) = previous {
+            // Keep a deeper result for the same position unless the new one is exact.
+            if entry.bound != Bound::Exact && old.depth > entry.depth + 3 {
+                return;
+            }
+            if entry.mv.is_none() {
+                entry.mv = old.mv;
+            }
+        }
+        let data = pack(&entry, self.age);
+        victim.check.store(key ^ data, Ordering::Relaxed);
+        victim.data.store(data, Ordering::Relaxed);
+    }
+
+    /// Per mille of a sample of entries written in the current search (UCI `hashfull`).
+    #[must_use]
+    pub fn hashfull(&self) -> u32 {
+        let sample = self.buckets.iter().take(250);
+        let mut used = 0;
+        let mut total = 0;
+        for bucket in sample {
+            for slot in &bucket.0 {
+                total += 1;
+                if let Some((_, age)) = unpack(slot.data.load(Ordering::Relaxed)) {
+                    used += u32::from(age == self.age);
+                }
+            }
+        }
+        (used * 1000).checked_div(total).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferz_chess::Square;
+
+    #[test]
+    fn stores_and_finds_entries() {
+        let table = TranspositionTable::new(1);
+        let mv = Move::normal(Square::E1, Square::E8);
+        let entry = TtEntry { mv: Some(mv), score: -31_000, eval: 250, depth: -1, bound: Bound::Lower };
+        assert_eq!(table.probe(42), None);
+        table.store(42, entry);
+        assert_eq!(table.probe(42), Some(entry));
+        assert_eq!(table.probe(43), None);
+        // A shallower bound for the same key does not push out a much deeper one.
+        let deep = TtEntry { depth: 20, ..entry };
+        table.store(42, deep);
+        table.store(42, TtEntry { depth: 2, mv: None, ..entry });
+        assert_eq!(table.probe(42), Some(deep));
+        assert_eq!(table.megabytes(), 1);
+    }
+
+    #[test]
+    fn hashfull_counts_this_search() {
+        let mut table = TranspositionTable::new(1);
+        assert_eq!(table.hashfull(), 0);
+        for key in 0..100_000u64 {
+            let key = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            table.store(key, TtEntry { mv: None, score: 0, eval: 0, depth: 1, bound: Bound::Exact });
+        }
+        assert!(table.hashfull() > 900);
+        table.new_search();
+        assert_eq!(table.hashfull(), 0);
+    }
+}

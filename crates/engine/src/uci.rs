@@ -1,0 +1,426 @@
+//! The UCI protocol: what GUIs, cutechess, python-chess, lichess-bot and OpenBench speak.
+//!
+//! Commands are read on the calling thread; a search runs on its own thread so that `stop`,
+//! `ponderhit` and `isready` are answered while it thinks. Malformed input never ends the
+//! session: an unknown command is reported and ignored, a bad `position` keeps the last valid
+//! position, and every `go` ends in exactly one `bestmove`.
+
+use std::io::{BufRead, Write};
+use std::str::FromStr;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use ferz_chess::{Game, Position, Variant};
+
+use crate::{Bound, Engine, EngineOptions, SearchInfo, SearchLimits, SearchResult, Signals};
+
+/// Largest accepted `Hash` in MiB.
+const MAX_HASH_MB: usize = 65_536;
+/// Largest accepted `Threads`.
+const MAX_THREADS: usize = 256;
+
+type SharedOutput = Arc<Mutex<Box<dyn Write + Send>>>;
+
+fn send(output: &SharedOutput, line: &str) {
+    let mut out = output.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A closed stdout (the GUI went away) is not worth a panic: the next read ends the loop.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// A UCI session.
+pub struct Session {
+    output: SharedOutput,
+    engine: Option<Engine>,
+    search: Option<JoinHandle<Engine>>,
+    signals: Arc<Signals>,
+    game: Game,
+    uci_variant: Variant,
+    chess960: bool,
+    ponder: bool,
+}
+
+impl Session {
+    /// A session writing its replies to `output`.
+    pub fn new(output: impl Write + Send + 'static) -> Session {
+        Session {
+            output: Arc::new(Mutex::new(Box::new(output))),
+            engine: Some(Engine::new(EngineOptions::default())),
+            search: None,
+            signals: Arc::new(Signals::default()),
+            game: Game::new(Position::new(Variant::Chess)),
+            uci_variant: Variant::Chess,
+            chess960: false,
+            ponder: false,
+        }
+    }
+
+    /// Reads commands from `input` until `quit` or the end of input, then waits for a running
+    /// search to finish its `bestmove`.
+    pub fn run(&mut self, input: impl BufRead) {
+        for line in input.lines() {
+            let Ok(line) = line else { break };
+            if !self.execute(&line) {
+                break;
+            }
+        }
+        self.finish_search(true);
+    }
+
+    /// The variant new positions are set up in.
+    fn variant(&self) -> Variant {
+        match self.uci_variant {
+            Variant::Shatranj => Variant::Shatranj,
+            _ if self.chess960 => Variant::Chess960,
+            _ => Variant::Chess,
+        }
+    }
+
+    fn info_string(&self, text: &str) {
+        send(&self.output, &format!("info string {text}"));
+    }
+
+    /// Handles one command line. Returns `false` for `quit`.
+    pub fn execute(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        match command {
+            "" => {}
+            "uci" => self.identify(),
+            "isready" => send(&self.output, "readyok"),
+            "ucinewgame" => {
+                self.finish_search(true);
+                if let Some(engine) = &mut self.engine {
+                    engine.clear();
+                }
+                self.game = Game::new(Position::new(self.variant()));
+            }
+            "setoption" => self.set_option(rest),
+            "position" => self.set_position(rest),
+            "go" => self.go(rest),
+            "stop" => self.finish_search(true),
+            "ponderhit" => self.signals.ponderhit.store(true, Ordering::Relaxed),
+            "quit" => return false,
+            "d" => {
+                let fen = self.game.position().fen();
+                self.info_string(&format!("{} {fen}", self.variant()));
+            }
+            _ => self.info_string(&format!("unknown command: {}", clip(line))),
+        }
+        true
+    }
+
+    fn identify(&self) {
+        let lines = [
+            format!("id name ferz {}", env!("CARGO_PKG_VERSION")),
+            "id author the ferz developers".to_owned(),
+            format!("option name Hash type spin default 16 min 1 max {MAX_HASH_MB}"),
+            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+            "option name MultiPV type spin default 1 min 1 max 256".to_owned(),
+            "option name Ponder type check default false".to_owned(),
+            "option name Move Overhead type spin default 10 min 0 max 5000".to_owned(),
+            "option name Clear Hash type button".to_owned(),
+            "option name UCI_Chess960 type check default false".to_owned(),
+            "option name UCI_Variant type combo default chess var chess var shatranj".to_owned(),
+            "option name UCI_ShowWDL type check default false".to_owned(),
+            "uciok".to_owned(),
+        ];
+        for line in lines {
+            send(&self.output, &line);
+        }
+    }
+
+    fn set_option(&mut self, rest: &str) {
+        let Some(after_name) = rest.strip_prefix("name") else {
+            return self.info_string(&format!("setoption needs 'name <id> [value <x>]': {}", clip(rest)));
+        };
+        let (name, value) = match after_name.split_once(" value") {
+            Some((name, value)) => (name.trim(), value.trim()),
+            None => (after_name.trim(), ""),
+        };
+        // Options are applied between searches.
+        self.finish_search(true);
+        let engine = self.engine.as_mut().expect("no search running");
+        let parse_number = |max: usize| value.parse::<usize>().ok().map(|n| n.min(max));
+        let parse_bool = || match value.to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        };
+        let ok = match name.to_ascii_lowercase().as_str() {
+            "hash" => parse_number(MAX_HASH_MB).map(|mb| engine.set_hash_mb(mb.max(1))).is_some(),
+            "threads" => parse_number(MAX_THREADS).map(|n| engine.set_threads(n.max(1))).is_some(),
+            "multipv" => parse_number(256).map(|n| engine.set_multi_pv(n.max(1))).is_some(),
+            "move overhead" => {
+                parse_number(5000).map(|ms| engine.set_move_overhead(Duration::from_millis(ms as u64))).is_some()
+            }
+            "ponder" => parse_bool().map(|on| self.ponder = on).is_some(),
+            "clear hash" => {
+                engine.clear();
+                true
+            }
+            "uci_chess960" => parse_bool().map(|on| self.chess960 = on).is_some(),
+            "uci_showwdl" => parse_bool().map(|on| engine.set_show_wdl(on)).is_some(),
+            "uci_variant" => match Variant::from_str(value) {
+                Ok(Variant::Shatranj) => {
+                    self.uci_variant = Variant::Shatranj;
+                    true
+                }
+                Ok(Variant::Chess) => {
+                    self.uci_variant = Variant::Chess;
+                    true
+                }
+                _ => false,
+            },
+            _ => return self.info_string(&format!("unknown option: {}", clip(name))),
+        };
+        if ok {
+            // Keep the current position under the new rules where that makes sense.
+            let position = self.game.position();
+            if position.variant() != self.variant() {
+                self.game = match position.with_variant(self.variant()) {
+                    Some(_) => rebuild(&self.game, self.variant()),
+                    None => Game::new(Position::new(self.variant())),
+                };
+            }
+        } else {
+            self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
+        }
+    }
+
+    fn set_position(&mut self, rest: &str) {
+        match parse_position(rest, self.variant()) {
+            Ok(game) => self.game = game,
+            Err(reason) => self.info_string(&format!("{reason}; keeping {}", self.game.position().fen())),
+        }
+    }
+
+    fn go(&mut self, rest: &str) {
+        self.finish_search(true);
+        let tokens: Vec<&str> = rest.split_whitespace().collect();
+        if tokens.first() == Some(&"perft") {
+            return self.perft(tokens.get(1).copied());
+        }
+        let limits = match parse_go(&tokens, self.game.position()) {
+            Ok(limits) => limits,
+            Err(reason) => {
+                self.info_string(&format!("{reason}; searching without that limit"));
+                parse_go_lenient(&tokens, self.game.position())
+            }
+        };
+        let mut engine = self.engine.take().expect("no search running");
+        self.signals = Arc::new(Signals::default());
+        let signals = Arc::clone(&self.signals);
+        let output = Arc::clone(&self.output);
+        let game = self.game.clone();
+        let ponder_enabled = self.ponder;
+        self.search = Some(std::thread::spawn(move || {
+            let position = *game.position();
+            let mut on_info = |info: &SearchInfo| send(&output, &format_info(&position, info));
+            let result = engine.search(&game, &limits, &signals, &mut on_info);
+            send(&output, &format_bestmove(&position, &result, ponder_enabled || limits.ponder));
+            engine
+        }));
+    }
+
+    fn perft(&mut self, depth: Option<&str>) {
+        let Some(depth) = depth.and_then(|d| d.parse::<u32>().ok()) else {
+            return self.info_string("go perft needs a depth");
+        };
+        let position = *self.game.position();
+        let mut total = 0;
+        for (m, count) in ferz_chess::divide(&position, depth.max(1), true) {
+            let count = if depth == 0 { 1 } else { count };
+            total += count;
+            send(&self.output, &format!("{}: {count}", position.uci(m)));
+        }
+        send(&self.output, "");
+        send(&self.output, &format!("Nodes searched: {total}"));
+    }
+
+    /// Stops a running search (when `stop` is set) and waits for its `bestmove`.
+    fn finish_search(&mut self, stop: bool) {
+        if let Some(handle) = self.search.take() {
+            if stop {
+                self.signals.stop.store(true, Ordering::Relaxed);
+            }
+            match handle.join() {
+                Ok(engine) => self.engine = Some(engine),
+                Err(_) => {
+                    // The search panicked: report it, answer the `go`, and carry on fresh.
+                    send(&self.output, "info string internal error in search");
+                    send(&self.output, "bestmove (none)");
+                    self.engine = Some(Engine::new(EngineOptions::default()));
+                }
+            }
+        }
+    }
+}
+
+/// The same game (start position and moves) under another variant's notation.
+fn rebuild(game: &Game, variant: Variant) -> Game {
+    let start = game.start().with_variant(variant).unwrap_or_else(|| Position::new(variant));
+    let mut rebuilt = Game::new(start);
+    for &m in game.moves() {
+        if rebuilt.play(m).is_err() {
+            return Game::new(Position::new(variant));
+        }
+    }
+    rebuilt
+}
+
+fn clip(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
+/// Parses `startpos | fen <fen>` and optional `moves ...` into a game.
+///
+/// # Errors
+/// A sentence saying what is wrong.
+pub fn parse_position(rest: &str, variant: Variant) -> Result<Game, String> {
+    let (setup, moves) = match rest.split_once("moves") {
+        Some((setup, moves)) => (setup.trim(), moves.split_whitespace().collect::<Vec<_>>()),
+        None => (rest.trim(), Vec::new()),
+    };
+    let start = if setup == "startpos" {
+        Position::new(variant)
+    } else if let Some(fen) = setup.strip_prefix("fen") {
+        Position::from_fen(fen.trim(), variant).map_err(|e| format!("invalid FEN {:?}: {e}", clip(fen.trim())))?
+    } else {
+        return Err(format!("position needs 'startpos' or 'fen <fen>', got {:?}", clip(setup)));
+    };
+    let mut game = Game::new(start);
+    for (i, text) in moves.iter().enumerate() {
+        game.play_uci(text).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
+    }
+    Ok(game)
+}
+
+fn duration_ms(value: &str) -> Option<Duration> {
+    // Some GUIs send negative clock times when a player is about to flag.
+    value.parse::<i64>().ok().map(|ms| Duration::from_millis(ms.max(0) as u64))
+}
+
+/// Parses the arguments of `go`.
+///
+/// # Errors
+/// A sentence naming the first malformed argument.
+pub fn parse_go(tokens: &[&str], position: &Position) -> Result<SearchLimits, String> {
+    let mut limits = SearchLimits::default();
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = tokens[i];
+        let value = tokens.get(i + 1).copied().unwrap_or("");
+        let bad = || format!("go {token} needs a number, got {:?}", clip(value));
+        let mut takes_value = true;
+        match token {
+            "wtime" => limits.wtime = Some(duration_ms(value).ok_or_else(bad)?),
+            "btime" => limits.btime = Some(duration_ms(value).ok_or_else(bad)?),
+            "winc" => limits.winc = duration_ms(value).ok_or_else(bad)?,
+            "binc" => limits.binc = duration_ms(value).ok_or_else(bad)?,
+            "movestogo" => limits.movestogo = Some(value.parse().map_err(|_| bad())?).filter(|&n| n > 0),
+            "movetime" => limits.movetime = Some(duration_ms(value).ok_or_else(bad)?),
+            "depth" => limits.depth = Some(value.parse().map_err(|_| bad())?),
+            "nodes" => limits.nodes = Some(value.parse().map_err(|_| bad())?),
+            "mate" => limits.mate = Some(value.parse().map_err(|_| bad())?),
+            "infinite" => {
+                limits.infinite = true;
+                takes_value = false;
+            }
+            "ponder" => {
+                limits.ponder = true;
+                takes_value = false;
+            }
+            "searchmoves" => {
+                i += 1;
+                while let Some(Ok(m)) = tokens.get(i).map(|t| position.parse_uci(t)) {
+                    limits.searchmoves.push(m);
+                    i += 1;
+                }
+                continue;
+            }
+            other => return Err(format!("unknown go argument {:?}", clip(other))),
+        }
+        i += if takes_value { 2 } else { 1 };
+    }
+    Ok(limits)
+}
+
+/// Like [`parse_go`], but skips what it cannot read.
+fn parse_go_lenient(tokens: &[&str], position: &Position) -> SearchLimits {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let pair = &tokens[i..(i + 2).min(tokens.len())];
+        if parse_go(pair, position).is_ok() {
+            kept.extend_from_slice(pair);
+            i += pair.len();
+        } else if parse_go(&pair[..1], position).is_ok() {
+            kept.push(pair[0]);
+            i += 1;
+        } else {
+            i += 1;
+        }
+    }
+    parse_go(&kept, position).unwrap_or_default()
+}
+
+/// Formats an `info` line.
+#[must_use]
+pub fn format_info(position: &Position, info: &SearchInfo) -> String {
+    let mut line =
+        format!("info depth {} seldepth {} multipv {} score {}", info.depth, info.seldepth, info.multipv, info.score);
+    match info.bound {
+        Some(Bound::Lower) => line.push_str(" lowerbound"),
+        Some(Bound::Upper) => line.push_str(" upperbound"),
+        _ => {}
+    }
+    if let Some((w, d, l)) = info.wdl {
+        line.push_str(&format!(" wdl {w} {d} {l}"));
+    }
+    line.push_str(&format!(
+        " nodes {} nps {} hashfull {} time {} pv",
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.time.as_millis()
+    ));
+    let mut pos = *position;
+    for &m in &info.pv {
+        line.push(' ');
+        line.push_str(&pos.uci(m));
+        pos.play_unchecked(m);
+    }
+    line
+}
+
+/// Formats the `bestmove` line.
+#[must_use]
+pub fn format_bestmove(position: &Position, result: &SearchResult, with_ponder: bool) -> String {
+    let Some(best) = result.best else {
+        return "bestmove (none)".to_owned();
+    };
+    let mut line = format!("bestmove {}", position.uci(best));
+    if let Some(ponder) = result.ponder.filter(|_| with_ponder) {
+        let mut next = *position;
+        next.play_unchecked(best);
+        line.push_str(&format!(" ponder {}", next.uci(ponder)));
+    }
+    line
+}
+
+/// Runs a UCI session on standard input and output, first executing `first` (commands given
+/// on the command line) if any.
+pub fn run_stdio(first: Option<&str>) {
+    let mut session = Session::new(std::io::stdout());
+    if let Some(command) = first
+        && !session.execute(command)
+    {
+        session.finish_search(true);
+        return;
+    }
+    session.run(std::io::stdin().lock());
+}

@@ -317,7 +317,8 @@ impl Engine {
         });
 
         let best = &main.root_moves[0];
-        let score = Score::from_internal(best.score.max(-score::MATE));
+        // Stopped before the first move was searched (a tiny time budget): no score is known.
+        let score = if best.score == -score::INFINITY { Score::Cp(0) } else { Score::from_internal(best.score) };
         SearchResult {
             best: Some(best.mv),
             ponder: best.pv.get(1).copied(),

@@ -294,6 +294,27 @@ impl Worker {
         }
     }
 
+    /// What every node does first: count itself, and settle positions whose value is known
+    /// without search (stopped search, Shatranj bare king, draws by rule, maximum ply).
+    #[inline]
+    fn enter_node(&mut self, pos: &Position, ply: usize, shared: &SharedSearch<'_>) -> Option<i32> {
+        self.count_node(shared);
+        if self.stopped {
+            return Some(0);
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if let Some(winner) = pos.variant().is_shatranj().then(|| pos.shatranj_bare_king_winner()).flatten() {
+            return Some(if winner == pos.turn() { mate_in(ply) } else { mated_in(ply) });
+        }
+        if self.is_draw(pos) {
+            return Some(0);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(evaluate(pos));
+        }
+        None
+    }
+
     /// Publishes the nodes not yet added to the shared count.
     pub fn flush_nodes(&mut self, shared: &SharedSearch<'_>) {
         shared.nodes.fetch_add(self.unpublished, Ordering::Relaxed);
@@ -374,20 +395,8 @@ impl Worker {
         if depth <= 0 {
             return self.quiescence::<PV>(pos, alpha, beta, ply, shared);
         }
-        self.count_node(shared);
-        if self.stopped {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-
-        if let Some(winner) = pos.variant().is_shatranj().then(|| pos.shatranj_bare_king_winner()).flatten() {
-            return if winner == pos.turn() { mate_in(ply) } else { mated_in(ply) };
-        }
-        if self.is_draw(pos) {
-            return 0;
-        }
-        if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+        if let Some(score) = self.enter_node(pos, ply, shared) {
+            return score;
         }
         // Mate distance pruning: no line from here beats a mate already found nearer the root.
         alpha = alpha.max(mated_in(ply));
@@ -642,19 +651,8 @@ impl Worker {
         ply: usize,
         shared: &SharedSearch<'_>,
     ) -> i32 {
-        self.count_node(shared);
-        if self.stopped {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        if let Some(winner) = pos.variant().is_shatranj().then(|| pos.shatranj_bare_king_winner()).flatten() {
-            return if winner == pos.turn() { mate_in(ply) } else { mated_in(ply) };
-        }
-        if self.is_draw(pos) {
-            return 0;
-        }
-        if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+        if let Some(score) = self.enter_node(pos, ply, shared) {
+            return score;
         }
         let key = pos.key();
         let tt_entry = shared.tt.probe(key);

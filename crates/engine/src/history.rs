@@ -32,6 +32,25 @@ pub struct Histories {
     continuation: Box<[[ContinuationTable; 64]; 12]>,
     /// The quiet move that last refuted a move, by that move's piece and target.
     countermoves: Box<[[Option<Move>; 64]; 12]>,
+    /// Correction history: how far search results have been from the static evaluation, by
+    /// side to move and pawn structure (in 1/256 centipawn).
+    pawn_correction: Box<[[i32; CORRECTION_SIZE]; 2]>,
+}
+
+const CORRECTION_SIZE: usize = 16_384;
+/// Corrections are kept in 1/256 centipawn for smooth averaging.
+const CORRECTION_GRAIN: i32 = 256;
+/// Largest correction, in centipawns.
+const CORRECTION_LIMIT: i32 = 64;
+
+/// A hash of the pawn structure, for the correction history.
+#[inline]
+fn pawn_index(pos: &ferz_chess::Position) -> usize {
+    let b = pos.board();
+    let white = b.pieces(Color::White, Role::Pawn).0;
+    let black = b.pieces(Color::Black, Role::Pawn).0;
+    let hash = white.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ black.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
+    (hash >> 50) as usize % CORRECTION_SIZE
 }
 
 impl Default for Histories {
@@ -41,6 +60,7 @@ impl Default for Histories {
             captures: Box::new([[[0; 6]; 64]; 12]),
             continuation: vec![[[[0i16; 64]; 12]; 64]; 12].into_boxed_slice().try_into().expect("12 tables"),
             countermoves: Box::new([[None; 64]; 12]),
+            pawn_correction: Box::new([[0; CORRECTION_SIZE]; 2]),
         }
     }
 }
@@ -96,6 +116,21 @@ impl Histories {
         if let Some(p) = previous {
             update(&mut self.continuation[p.piece][p.to.index()][piece][to.index()], bonus);
         }
+    }
+
+    /// The static evaluation corrected by what searches of similar positions found.
+    #[inline]
+    pub fn corrected_eval(&self, pos: &ferz_chess::Position, raw: i32) -> i32 {
+        raw + self.pawn_correction[pos.turn().index()][pawn_index(pos)] / CORRECTION_GRAIN
+    }
+
+    /// Moves the correction for `pos` towards `searched - raw`, more for deeper searches.
+    #[inline]
+    pub fn update_correction(&mut self, pos: &ferz_chess::Position, raw: i32, searched: i32, depth: i32) {
+        let entry = &mut self.pawn_correction[pos.turn().index()][pawn_index(pos)];
+        let target = (searched - raw).clamp(-CORRECTION_LIMIT, CORRECTION_LIMIT) * CORRECTION_GRAIN;
+        let weight = (depth + 1).min(16);
+        *entry = (*entry * (256 - weight) + target * weight) / 256;
     }
 
     /// The countermove of `previous`.

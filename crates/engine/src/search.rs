@@ -425,10 +425,13 @@ impl Worker {
         }
 
         let in_check = pos.is_check();
+        // The static evaluation (stored in the table) and its corrected form.
+        let raw_eval = if in_check { -INFINITY } else { tt_entry.map_or_else(|| evaluate(pos), |e| e.eval) };
+        let static_eval = if in_check { -INFINITY } else { self.histories.corrected_eval(pos, raw_eval) };
         let eval = if in_check {
             -INFINITY
         } else {
-            let raw = tt_entry.map_or_else(|| evaluate(pos), |e| e.eval);
+            let raw = static_eval;
             // A bound from the table is a better estimate than the static evaluation.
             match tt_entry {
                 Some(e) if !is_mate(e.score) => {
@@ -443,8 +446,8 @@ impl Worker {
                 _ => raw,
             }
         };
-        self.frames[ply].eval = eval;
-        let improving = !in_check && ply >= 2 && eval > self.frames[ply - 2].eval;
+        self.frames[ply].eval = static_eval;
+        let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
         self.frames[ply + 1].killers = [None; 2];
         self.frames[ply + 2].killers = [None; 2];
 
@@ -529,9 +532,43 @@ impl Worker {
                 }
             }
 
+            // Singular extension: if every other move falls well short of the table move's
+            // score, the table move is forced and deserves a deeper look.
+            let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
+            if let Some(entry) = tt_entry.filter(|e| {
+                Some(mv) == tt_move
+                    && depth >= 8
+                    && excluded.is_none()
+                    && ply < 2 * MAX_PLY / 3
+                    && e.depth >= depth - 3
+                    && e.bound != Bound::Upper
+                    && !is_mate(e.score)
+            }) {
+                let singular_beta = from_tt(entry.score, ply) - 2 * depth;
+                self.frames[ply].excluded = Some(mv);
+                let score = self.negamax::<false>(
+                    pos,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    ply,
+                    cut_node,
+                    shared,
+                );
+                self.frames[ply].excluded = None;
+                if self.stopped {
+                    return 0;
+                }
+                if score < singular_beta {
+                    extension = if !PV && score < singular_beta - 20 { 2 } else { 1 };
+                } else if singular_beta >= beta {
+                    // Multi-cut: a second move also beats beta.
+                    return singular_beta;
+                }
+            }
+
             shared.tt.prefetch(child.key());
             self.enter(pos, mv, &child, ply);
-            let extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             let new_depth = depth - 1 + extension;
 
             let mut score;
@@ -597,11 +634,21 @@ impl Worker {
             } else {
                 Bound::Upper
             };
-            let static_eval = if in_check { 0 } else { self.frames[ply].eval };
+            let stored_eval = if in_check { 0 } else { raw_eval };
             shared.tt.store(
                 key,
-                TtEntry { mv: best_move.or(tt_move), score: to_tt(best_score, ply), eval: static_eval, depth, bound },
+                TtEntry { mv: best_move.or(tt_move), score: to_tt(best_score, ply), eval: stored_eval, depth, bound },
             );
+            let quiet_best = best_move.is_none_or(|m| is_quiet(pos, m));
+            if !in_check
+                && quiet_best
+                && !is_mate(best_score)
+                // A bound says nothing about the error when it lies on the evaluation's side.
+                && (bound != Bound::Lower || best_score > static_eval)
+                && (bound != Bound::Upper || best_score < static_eval)
+            {
+                self.histories.update_correction(pos, raw_eval, best_score, depth);
+            }
         }
         best_score
     }

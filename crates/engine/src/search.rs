@@ -409,19 +409,12 @@ impl Worker {
         let key = pos.key();
         let tt_entry = if excluded.is_none() { shared.tt.probe(key) } else { None };
         let tt_move = tt_entry.and_then(|e| e.mv);
-        if let Some(entry) = tt_entry {
-            let score = from_tt(entry.score, ply);
-            if !PV
-                && entry.depth >= depth
-                && pos.halfmoves() < 90
-                && match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                }
-            {
-                return score;
-            }
+        // Near the move rule a stored score may be stale: the same position is then closer to a draw.
+        if let Some(score) = tt_entry
+            .filter(|e| !PV && e.depth >= depth && pos.halfmoves() < 90)
+            .and_then(|e| tt_cutoff(&e, ply, alpha, beta))
+        {
+            return score;
         }
 
         let in_check = pos.is_check();
@@ -703,17 +696,8 @@ impl Worker {
         }
         let key = pos.key();
         let tt_entry = shared.tt.probe(key);
-        if let Some(entry) = tt_entry {
-            let score = from_tt(entry.score, ply);
-            if !PV
-                && match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                }
-            {
-                return score;
-            }
+        if let Some(score) = tt_entry.filter(|_| !PV).and_then(|e| tt_cutoff(&e, ply, alpha, beta)) {
+            return score;
         }
 
         let in_check = pos.is_check();
@@ -782,4 +766,16 @@ impl Worker {
         shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound });
         best_score
     }
+}
+
+/// The stored score if its bound settles the window `(alpha, beta)`.
+#[inline]
+fn tt_cutoff(entry: &TtEntry, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let score = from_tt(entry.score, ply);
+    let settles = match entry.bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    };
+    settles.then_some(score)
 }

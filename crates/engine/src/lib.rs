@@ -211,7 +211,13 @@ impl Engine {
             // The game is over: nothing to search. Still honour an infinite search's contract
             // of returning only when stopped.
             wait_for_stop(limits, signals);
-            let score = if root.is_check() || root.variant().is_shatranj() { Score::Mate(0) } else { Score::Cp(0) };
+            // Lost (mated, or in Shatranj stalemated or bared): mate 0. Won by the bare-king
+            // rule: the shortest win there is. Drawn: 0.
+            let score = match root.outcome().and_then(ferz_chess::Outcome::winner) {
+                Some(winner) if winner == root.turn() => Score::Mate(1),
+                Some(_) => Score::Mate(0),
+                None => Score::Cp(0),
+            };
             return SearchResult {
                 best: None,
                 ponder: None,

@@ -136,6 +136,13 @@ fn finished_games_have_no_best_move() {
     let (_, result) = search("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", Variant::Chess, SearchLimits::depth(3));
     assert_eq!(result.best, None);
     assert_eq!(result.score, Score::Mate(0));
+    // Shatranj: black is bare and white keeps a rook, so the game is over and white, to move,
+    // has won.
+    let (_, result) = search("7k/8/8/8/8/8/8/R3K3 w - - 0 1", Variant::Shatranj, SearchLimits::depth(3));
+    assert_eq!(result.best, None);
+    assert_eq!(result.score, Score::Mate(1));
+    let (_, result) = search("7k/8/8/8/8/8/8/R3K3 b - - 0 1", Variant::Shatranj, SearchLimits::depth(3));
+    assert!(result.best.is_some(), "black may still try to take the rook back");
 }
 
 #[test]

@@ -195,6 +195,9 @@ fn variants_and_castling_notation() {
     engine.send("go perft 3");
     let lines = engine.read_until(10, |l| l.starts_with("Nodes searched"));
     assert_eq!(lines.last().unwrap(), "Nodes searched: 8902");
+    engine.send("go perft 0");
+    let lines = engine.read_until(10, |l| l.starts_with("Nodes searched"));
+    assert_eq!(lines, ["", "Nodes searched: 1"]);
 }
 
 #[test]

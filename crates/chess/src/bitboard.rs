@@ -129,6 +129,16 @@ impl Bitboard {
         Bitboard(self.0 >> 8)
     }
 
+    /// Squares from the highest (h8) down.
+    pub fn rev_iter(self) -> impl Iterator<Item = Square> {
+        let mut bits = self;
+        std::iter::from_fn(move || {
+            let sq = bits.last()?;
+            bits = bits.without(sq);
+            Some(sq)
+        })
+    }
+
     /// The set mirrored vertically (rank 1 becomes rank 8).
     #[must_use]
     pub const fn flip_vertical(self) -> Bitboard {

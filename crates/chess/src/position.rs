@@ -694,18 +694,6 @@ impl From<CastlingMode> for CastlingNotation {
     }
 }
 
-impl Bitboard {
-    /// Squares from the highest (h8) down.
-    pub fn rev_iter(self) -> impl Iterator<Item = Square> {
-        let mut bits = self;
-        std::iter::from_fn(move || {
-            let sq = bits.last()?;
-            bits = bits.without(sq);
-            Some(sq)
-        })
-    }
-}
-
 fn side_name(kingside: bool) -> &'static str {
     if kingside { "h-side" } else { "a-side" }
 }

@@ -85,11 +85,9 @@ fn check_position(pos: &Position) -> Result<(), TestCaseError> {
         "captures and promotions, in generation order, in {}",
         fen
     );
-    let snapshot = *pos;
     for &m in &moves {
         let mut child = *pos;
         child.play_unchecked(m);
-        prop_assert_eq!(*pos, snapshot, "playing on a copy changed the original");
         prop_assert_eq!(pos.fen(), fen.as_str());
         prop_assert_eq!(pos.play(m), Ok(child));
         prop_assert_eq!(child.key(), child.compute_key(), "key after {:?} in {}", m, fen);

@@ -66,7 +66,7 @@ impl Session {
                 break;
             }
         }
-        self.finish_search(true);
+        self.finish_search();
     }
 
     /// The variant new positions are set up in.
@@ -92,7 +92,7 @@ impl Session {
             "uci" => self.identify(),
             "isready" => send(&self.output, "readyok"),
             "ucinewgame" => {
-                self.finish_search(true);
+                self.finish_search();
                 if let Some(engine) = &mut self.engine {
                     engine.clear();
                 }
@@ -101,7 +101,7 @@ impl Session {
             "setoption" => self.set_option(rest),
             "position" => self.set_position(rest),
             "go" => self.go(rest),
-            "stop" => self.finish_search(true),
+            "stop" => self.finish_search(),
             "ponderhit" => self.signals.ponderhit.store(true, Ordering::Relaxed),
             "quit" => return false,
             "d" => {
@@ -142,7 +142,7 @@ impl Session {
             None => (after_name.trim(), ""),
         };
         // Options are applied between searches.
-        self.finish_search(true);
+        self.finish_search();
         let engine = self.engine.as_mut().expect("no search running");
         let parse_number = |max: usize| value.parse::<usize>().ok().map(|n| n.min(max));
         let parse_bool = || match value.to_ascii_lowercase().as_str() {
@@ -179,12 +179,8 @@ impl Session {
         };
         if ok {
             // Keep the current position under the new rules where that makes sense.
-            let position = self.game.position();
-            if position.variant() != self.variant() {
-                self.game = match position.with_variant(self.variant()) {
-                    Some(_) => rebuild(&self.game, self.variant()),
-                    None => Game::new(Position::new(self.variant())),
-                };
+            if self.game.position().variant() != self.variant() {
+                self.game = rebuild(&self.game, self.variant());
             }
         } else {
             self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
@@ -199,7 +195,7 @@ impl Session {
     }
 
     fn go(&mut self, rest: &str) {
-        self.finish_search(true);
+        self.finish_search();
         let tokens: Vec<&str> = rest.split_whitespace().collect();
         if tokens.first() == Some(&"perft") {
             return self.perft(tokens.get(1).copied());
@@ -231,22 +227,21 @@ impl Session {
             return self.info_string("go perft needs a depth");
         };
         let position = *self.game.position();
-        let mut total = 0;
-        for (m, count) in ferz_chess::divide(&position, depth.max(1), true) {
-            let count = if depth == 0 { 1 } else { count };
-            total += count;
-            send(&self.output, &format!("{}: {count}", position.uci(m)));
+        let mut total = u64::from(depth == 0);
+        if depth > 0 {
+            for (m, count) in ferz_chess::divide(&position, depth, true) {
+                total += count;
+                send(&self.output, &format!("{}: {count}", position.uci(m)));
+            }
         }
         send(&self.output, "");
         send(&self.output, &format!("Nodes searched: {total}"));
     }
 
-    /// Stops a running search (when `stop` is set) and waits for its `bestmove`.
-    fn finish_search(&mut self, stop: bool) {
+    /// Stops a running search and waits for its `bestmove`.
+    fn finish_search(&mut self) {
         if let Some(handle) = self.search.take() {
-            if stop {
-                self.signals.stop.store(true, Ordering::Relaxed);
-            }
+            self.signals.stop.store(true, Ordering::Relaxed);
             match handle.join() {
                 Ok(engine) => self.engine = Some(engine),
                 Err(_) => {
@@ -419,7 +414,7 @@ pub fn run_stdio(first: Option<&str>) {
     if let Some(command) = first
         && !session.execute(command)
     {
-        session.finish_search(true);
+        session.finish_search();
         return;
     }
     session.run(std::io::stdin().lock());

@@ -1,4 +1,5 @@
 //! System tests: the real `ferz` binary, run as a process.
 
 mod perft_cli;
+mod selfplay_cli;
 mod uci;

@@ -4,7 +4,10 @@
 //! GUIs, cutechess and lichess-bot start it bare, and OpenBench passes UCI commands as
 //! arguments.
 
+mod data;
 mod perft;
+mod selfplay;
+mod settings;
 
 use std::process::ExitCode;
 
@@ -30,9 +33,17 @@ enum Command {
     },
     /// Count the leaves of the legal move tree, or check a perft suite.
     Perft(perft::PerftArgs),
+    /// Play self-play games in-process and write a dataset shard.
+    Selfplay(selfplay::SelfplayArgs),
+    /// Check, merge and summarise self-play datasets.
+    #[command(subcommand)]
+    Data(data::DataCommand),
+    /// Inspect and merge opening caches.
+    #[command(subcommand)]
+    Cache(data::CacheCommand),
 }
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "help"];
+const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "selfplay", "data", "cache", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,5 +65,19 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Perft(args) => perft::run(&args),
+        Command::Selfplay(args) => report(selfplay::run(&args)),
+        Command::Data(command) => report(data::run_data(&command).map(|()| ExitCode::SUCCESS)),
+        Command::Cache(command) => report(data::run_cache(&command).map(|()| ExitCode::SUCCESS)),
+    }
+}
+
+/// Prints an error with its chain of causes; the exit status is 1.
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(1)
+        }
     }
 }

@@ -1,0 +1,130 @@
+//! `ferz data` (datasets) and `ferz cache` (the opening cache).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Subcommand;
+use ferz_selfplay::cache::OpeningCache;
+use ferz_selfplay::dataset;
+use ferz_selfplay::shard::variant_name;
+
+/// `ferz data ...`.
+#[derive(Subcommand, Debug)]
+pub enum DataCommand {
+    /// Check shards' checksums and combine them into one dataset.
+    Merge {
+        /// The new dataset directory.
+        out: PathBuf,
+        /// Complete shard directories (`shard-00000` ...).
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Shuffle the position records (not the PGN games).
+        #[arg(long)]
+        shuffle: bool,
+        /// Seed of the shuffle.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Verify and summarise shards or datasets.
+    Stats {
+        /// Shard or dataset directories.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+}
+
+/// `ferz cache ...`.
+#[derive(Subcommand, Debug)]
+pub enum CacheCommand {
+    /// Summarise an opening cache.
+    Stats {
+        /// The cache directory.
+        path: PathBuf,
+    },
+    /// Fold caches into OUT: counts add, the deeper search wins.
+    Merge {
+        /// The cache to merge into (created if missing).
+        out: PathBuf,
+        /// Caches to fold in.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
+    /// Write the standard-chess positions as a Polyglot book (.bin).
+    ExportPolyglot {
+        /// The cache directory.
+        cache: PathBuf,
+        /// The book file to write.
+        out: PathBuf,
+        /// Export candidates within this many centipawns of the best move.
+        #[arg(long, default_value_t = 30)]
+        margin_cp: i32,
+    },
+}
+
+/// Runs `ferz data ...`.
+pub fn run_data(command: &DataCommand) -> anyhow::Result<()> {
+    match command {
+        DataCommand::Merge { out, shards, shuffle, seed } => {
+            let manifest = dataset::merge(out, shards, shuffle.then_some(*seed))?;
+            print!("{}", dataset::summary(&dataset::AnyManifest::Dataset(manifest)));
+            println!("wrote {}", out.display());
+        }
+        DataCommand::Stats { dirs } => {
+            for dir in dirs {
+                let manifest = dataset::open_verified(dir)?;
+                println!("{}:", dir.display());
+                print!("{}", dataset::summary(&manifest));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `ferz cache ...`.
+pub fn run_cache(command: &CacheCommand) -> anyhow::Result<()> {
+    match command {
+        CacheCommand::Stats { path } => {
+            if !path.exists() {
+                anyhow::bail!("opening cache {} does not exist", path.display());
+            }
+            let cache = OpeningCache::open(path)?;
+            let mut by_variant: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+            let mut depths: BTreeMap<u8, u64> = BTreeMap::new();
+            for item in cache.entries() {
+                let (variant, _, entry) = item?;
+                let slot = by_variant.entry(variant_name(variant)).or_default();
+                slot.0 += 1;
+                slot.1 += u64::from(entry.games);
+                slot.2 += entry.candidates.len() as u64;
+                *depths.entry(entry.depth).or_default() += 1;
+            }
+            println!("{}: {} bytes on disk", path.display(), cache.size_on_disk()?);
+            for (variant, (positions, games, candidates)) in &by_variant {
+                println!("  {variant}: {positions} positions, {candidates} candidates, {games} game visits");
+            }
+            let depths: Vec<String> = depths.iter().map(|(d, n)| format!("{d}:{n}")).collect();
+            println!("  search depths (depth:positions): {}", depths.join(" "));
+        }
+        CacheCommand::Merge { out, inputs } => {
+            let target = OpeningCache::open(out)?;
+            for input in inputs {
+                if !input.exists() {
+                    anyhow::bail!("opening cache {} does not exist", input.display());
+                }
+                let source = OpeningCache::open(input)?;
+                let merged = target.absorb(&source).with_context(|| format!("merging {}", input.display()))?;
+                println!("{}: {merged} positions merged", input.display());
+            }
+            target.flush()?;
+        }
+        CacheCommand::ExportPolyglot { cache, out, margin_cp } => {
+            if !cache.exists() {
+                anyhow::bail!("opening cache {} does not exist", cache.display());
+            }
+            let entries = ferz_selfplay::polyglot::export(&OpeningCache::open(cache)?, out, *margin_cp)?;
+            println!("wrote {entries} entries to {}", out.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,520 @@
+//! The opening cache: MultiPV candidates and game counts of opening positions, in sled.
+//!
+//! One sled database serves every worker thread of a process (sled allows one process per
+//! database). A worker that reaches a cached opening position plays from the cache instead of
+//! searching, so the cost of opening searches is paid once for all threads, shards and
+//! generations; among the candidates within a margin of the best it picks the least played, so
+//! games spread instead of repeating.
+//!
+//! Every update is a sled merge (`Tree::merge`) with the merge operator of this module: sled
+//! applies it atomically per key, so concurrent threads never lose a count. The merge operator
+//! is not stored in the database, so [`OpeningCache::open`] registers it on every open.
+//!
+//! # Format (version 1)
+//!
+//! Key: 9 bytes, the variant tag (0 chess, 1 Chess960, 2 Shatranj) then the zobrist key of the
+//! position, big-endian. Value, little-endian: `version u8 = 1`, `depth u8`, the position as a
+//! 32-byte marlin record (score and result zero; all zero when unknown) so that the cache can be
+//! exported to other key schemes, `count u8`, then `count` candidates of `move u16, score i16
+//! (cp, side to move), plays u32`, then `games u32, white_wins u32, draws u32, black_wins u32`
+//! for the games that went through the position.
+
+use std::path::Path;
+
+use ferz_chess::{Move, Position, Variant};
+
+use crate::formats::{MARLIN_SIZE, marlin_record, read_marlin};
+
+/// The value layout this build writes.
+pub const FORMAT_VERSION: u8 = 1;
+
+/// A failure of the cache's database.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// sled could not open or update the database.
+    #[error("opening cache {path}: {source}")]
+    Sled {
+        /// The database directory.
+        path: String,
+        /// What sled reported.
+        source: sled::Error,
+    },
+}
+
+/// One candidate move of a cached position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The move, as [`Move::to_u16`].
+    pub mv: u16,
+    /// Its score in centipawns for the side to move.
+    pub score: i16,
+    /// How many games played it from this position.
+    pub plays: u32,
+}
+
+/// What the cache knows of one position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheEntry {
+    /// Depth of the search that produced the candidates.
+    pub depth: u8,
+    /// The position as a marlin record; all zero when unknown.
+    pub position: [u8; MARLIN_SIZE],
+    /// Candidate moves, best first.
+    pub candidates: Vec<Candidate>,
+    /// Games that went through the position.
+    pub games: u32,
+    /// Of those, won by white.
+    pub white_wins: u32,
+    /// Drawn.
+    pub draws: u32,
+    /// Won by black.
+    pub black_wins: u32,
+}
+
+/// The result of a finished game, for the cache's counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CachedResult {
+    /// White won.
+    WhiteWin,
+    /// A draw.
+    Draw,
+    /// Black won.
+    BlackWin,
+}
+
+impl Default for CacheEntry {
+    fn default() -> CacheEntry {
+        CacheEntry {
+            depth: 0,
+            position: [0; MARLIN_SIZE],
+            candidates: Vec::new(),
+            games: 0,
+            white_wins: 0,
+            draws: 0,
+            black_wins: 0,
+        }
+    }
+}
+
+impl CacheEntry {
+    /// The cached position, when the entry carries one.
+    #[must_use]
+    pub fn position(&self) -> Option<Position> {
+        (self.position != [0; MARLIN_SIZE]).then(|| read_marlin(&self.position).map(|r| r.position)).flatten()
+    }
+
+    /// Decodes a stored value; `None` for a value this build cannot read.
+    #[must_use]
+    pub fn decode(bytes: &[u8]) -> Option<CacheEntry> {
+        let mut r = Reader(bytes);
+        if r.u8()? != FORMAT_VERSION {
+            return None;
+        }
+        let depth = r.u8()?;
+        let position = r.take::<MARLIN_SIZE>()?;
+        let count = r.u8()?;
+        let mut candidates = Vec::with_capacity(usize::from(count));
+        for _ in 0..count {
+            candidates.push(Candidate { mv: r.u16()?, score: r.u16()? as i16, plays: r.u32()? });
+        }
+        let entry = CacheEntry {
+            depth,
+            position,
+            candidates,
+            games: r.u32()?,
+            white_wins: r.u32()?,
+            draws: r.u32()?,
+            black_wins: r.u32()?,
+        };
+        r.0.is_empty().then_some(entry)
+    }
+
+    /// Encodes the entry in the current format.
+    #[must_use]
+    pub fn encode(&self) -> Vec<u8> {
+        let count = self.candidates.len().min(255);
+        let mut out = Vec::with_capacity(3 + MARLIN_SIZE + count * 8 + 16);
+        out.extend([FORMAT_VERSION, self.depth]);
+        out.extend(self.position);
+        out.push(count as u8);
+        for c in &self.candidates[..count] {
+            out.extend(c.mv.to_le_bytes());
+            out.extend(c.score.to_le_bytes());
+            out.extend(c.plays.to_le_bytes());
+        }
+        for n in [self.games, self.white_wins, self.draws, self.black_wins] {
+            out.extend(n.to_le_bytes());
+        }
+        out
+    }
+
+    /// Folds `other` into `self`: counts add, the deeper search's scores win, and moves only
+    /// one side knows keep their counts.
+    pub fn absorb(&mut self, other: &CacheEntry) {
+        let other_deeper = other.depth > self.depth;
+        for theirs in &other.candidates {
+            match self.candidates.iter_mut().find(|c| c.mv == theirs.mv) {
+                Some(ours) => {
+                    ours.plays = ours.plays.saturating_add(theirs.plays);
+                    if other_deeper {
+                        ours.score = theirs.score;
+                    }
+                }
+                None => self.candidates.push(*theirs),
+            }
+        }
+        if other_deeper {
+            self.depth = other.depth;
+        }
+        if self.position == [0; MARLIN_SIZE] {
+            self.position = other.position;
+        }
+        self.sort();
+        self.games = self.games.saturating_add(other.games);
+        self.white_wins = self.white_wins.saturating_add(other.white_wins);
+        self.draws = self.draws.saturating_add(other.draws);
+        self.black_wins = self.black_wins.saturating_add(other.black_wins);
+    }
+
+    fn sort(&mut self) {
+        self.candidates.sort_by(|a, b| b.score.cmp(&a.score).then(a.mv.cmp(&b.mv)));
+    }
+
+    /// The best candidate's score.
+    #[must_use]
+    pub fn best_score(&self) -> Option<i16> {
+        self.candidates.iter().map(|c| c.score).max()
+    }
+}
+
+/// An update, applied by the merge operator.
+enum Op {
+    /// New search results: replace the scores when at least as deep; plays stay.
+    Search { depth: u8, position: [u8; MARLIN_SIZE], candidates: Vec<(u16, i16)> },
+    /// A game played this move from the position.
+    Play(u16),
+    /// A game through the position ended.
+    Result(CachedResult),
+    /// Another cache's entry (merging caches).
+    Absorb(CacheEntry),
+}
+
+impl Op {
+    fn encode(&self) -> Vec<u8> {
+        match self {
+            Op::Search { depth, position, candidates } => {
+                let mut out = vec![1, *depth];
+                out.extend(position);
+                out.push(candidates.len().min(255) as u8);
+                for (mv, score) in candidates.iter().take(255) {
+                    out.extend(mv.to_le_bytes());
+                    out.extend(score.to_le_bytes());
+                }
+                out
+            }
+            Op::Play(mv) => {
+                let mut out = vec![2];
+                out.extend(mv.to_le_bytes());
+                out
+            }
+            Op::Result(result) => vec![3, *result as u8],
+            Op::Absorb(entry) => {
+                let mut out = vec![4];
+                out.extend(entry.encode());
+                out
+            }
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Op> {
+        let (&tag, rest) = bytes.split_first()?;
+        let mut r = Reader(rest);
+        let op = match tag {
+            1 => {
+                let depth = r.u8()?;
+                let position = r.take::<MARLIN_SIZE>()?;
+                let count = r.u8()?;
+                let candidates = (0..count).map(|_| Some((r.u16()?, r.u16()? as i16))).collect::<Option<Vec<_>>>()?;
+                Op::Search { depth, position, candidates }
+            }
+            2 => Op::Play(r.u16()?),
+            3 => Op::Result(match r.u8()? {
+                0 => CachedResult::WhiteWin,
+                1 => CachedResult::Draw,
+                2 => CachedResult::BlackWin,
+                _ => return None,
+            }),
+            4 => return CacheEntry::decode(rest).map(Op::Absorb),
+            _ => return None,
+        };
+        r.0.is_empty().then_some(op)
+    }
+
+    fn apply(self, entry: &mut CacheEntry) {
+        match self {
+            Op::Search { depth, position, candidates } => {
+                entry.position = position;
+                if depth >= entry.depth || entry.candidates.is_empty() {
+                    entry.depth = depth;
+                    for (mv, score) in candidates {
+                        match entry.candidates.iter_mut().find(|c| c.mv == mv) {
+                            Some(c) => c.score = score,
+                            None => entry.candidates.push(Candidate { mv, score, plays: 0 }),
+                        }
+                    }
+                    entry.sort();
+                }
+            }
+            Op::Play(mv) => match entry.candidates.iter_mut().find(|c| c.mv == mv) {
+                Some(c) => c.plays = c.plays.saturating_add(1),
+                None => entry.candidates.push(Candidate { mv, score: i16::MIN, plays: 1 }),
+            },
+            Op::Result(result) => {
+                entry.games = entry.games.saturating_add(1);
+                let slot = match result {
+                    CachedResult::WhiteWin => &mut entry.white_wins,
+                    CachedResult::Draw => &mut entry.draws,
+                    CachedResult::BlackWin => &mut entry.black_wins,
+                };
+                *slot = slot.saturating_add(1);
+            }
+            Op::Absorb(other) => entry.absorb(&other),
+        }
+    }
+}
+
+/// sled's merge operator: applies one [`Op`] to the stored entry.
+///
+/// A stored value this build cannot read (a newer format) is kept as it is rather than
+/// overwritten, and so is an operand it cannot read.
+fn merge_operator(_key: &[u8], old: Option<&[u8]>, operand: &[u8]) -> Option<Vec<u8>> {
+    let mut entry = match old {
+        Some(bytes) => match CacheEntry::decode(bytes) {
+            Some(entry) => entry,
+            None => return Some(bytes.to_vec()),
+        },
+        None => CacheEntry::default(),
+    };
+    match Op::decode(operand) {
+        Some(op) => op.apply(&mut entry),
+        None => return old.map(<[u8]>::to_vec),
+    }
+    Some(entry.encode())
+}
+
+/// The cache key of a position.
+#[must_use]
+pub fn cache_key(variant: Variant, zobrist: u64) -> [u8; 9] {
+    let mut key = [0; 9];
+    key[0] = variant_tag(variant);
+    key[1..].copy_from_slice(&zobrist.to_be_bytes());
+    key
+}
+
+/// The variant byte of keys, manifests and marlin records: 0 chess, 1 Chess960, 2 Shatranj.
+#[must_use]
+pub const fn variant_tag(variant: Variant) -> u8 {
+    match variant {
+        Variant::Chess => 0,
+        Variant::Chess960 => 1,
+        Variant::Shatranj => 2,
+    }
+}
+
+/// The variant of a key's tag.
+#[must_use]
+pub const fn variant_of_tag(tag: u8) -> Option<Variant> {
+    match tag {
+        0 => Some(Variant::Chess),
+        1 => Some(Variant::Chess960),
+        2 => Some(Variant::Shatranj),
+        _ => None,
+    }
+}
+
+/// The opening cache of one process; cheap to clone and share between threads.
+#[derive(Clone)]
+pub struct OpeningCache {
+    db: sled::Db,
+    path: String,
+}
+
+impl std::fmt::Debug for OpeningCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpeningCache").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl OpeningCache {
+    /// Opens (or creates) the cache at `path`.
+    pub fn open(path: &Path) -> Result<OpeningCache, CacheError> {
+        let shown = path.display().to_string();
+        let db = sled::Config::new()
+            .path(path)
+            .cache_capacity(64 << 20)
+            .open()
+            .map_err(|source| CacheError::Sled { path: shown.clone(), source })?;
+        db.set_merge_operator(merge_operator);
+        Ok(OpeningCache { db, path: shown })
+    }
+
+    fn sled<T>(&self, result: sled::Result<T>) -> Result<T, CacheError> {
+        result.map_err(|source| CacheError::Sled { path: self.path.clone(), source })
+    }
+
+    /// The entry of a position, if the cache has one it can read.
+    pub fn get(&self, variant: Variant, zobrist: u64) -> Result<Option<CacheEntry>, CacheError> {
+        let value = self.sled(self.db.get(cache_key(variant, zobrist)))?;
+        Ok(value.and_then(|v| CacheEntry::decode(&v)))
+    }
+
+    /// Records a MultiPV search of `pos`: candidates `(move, score)` at `depth`.
+    pub fn record_search(&self, pos: &Position, depth: u32, candidates: &[(Move, i32)]) -> Result<(), CacheError> {
+        let candidates =
+            candidates.iter().map(|&(m, score)| (m.to_u16(), score.clamp(-30_000, 30_000) as i16)).collect();
+        let position = marlin_record(pos, 0, crate::game::GameResult::Draw);
+        let op = Op::Search { depth: depth.min(255) as u8, position, candidates };
+        self.sled(self.db.merge(cache_key(pos.variant(), pos.key()), op.encode())).map(drop)
+    }
+
+    /// Counts one more game playing `m` from the position.
+    pub fn record_play(&self, variant: Variant, zobrist: u64, m: Move) -> Result<(), CacheError> {
+        self.sled(self.db.merge(cache_key(variant, zobrist), Op::Play(m.to_u16()).encode())).map(drop)
+    }
+
+    /// Counts the result of one more game through the position.
+    pub fn record_result(&self, variant: Variant, zobrist: u64, result: CachedResult) -> Result<(), CacheError> {
+        self.sled(self.db.merge(cache_key(variant, zobrist), Op::Result(result).encode())).map(drop)
+    }
+
+    /// Folds every entry of `other` into this cache: counts add, deeper searches win. Unlike
+    /// sled's `import`, keys both caches hold are merged, not refused.
+    pub fn absorb(&self, other: &OpeningCache) -> Result<u64, CacheError> {
+        let mut merged = 0;
+        for item in other.db.iter() {
+            let (key, value) = other.sled(item)?;
+            if let Some(entry) = CacheEntry::decode(&value) {
+                self.sled(self.db.merge(key, Op::Absorb(entry).encode()))?;
+                merged += 1;
+            }
+        }
+        Ok(merged)
+    }
+
+    /// Every readable entry with its variant and zobrist key.
+    pub fn entries(&self) -> impl Iterator<Item = Result<(Variant, u64, CacheEntry), CacheError>> + '_ {
+        self.db.iter().filter_map(move |item| match self.sled(item) {
+            Err(e) => Some(Err(e)),
+            Ok((key, value)) => {
+                let variant = variant_of_tag(*key.first()?)?;
+                let zobrist = u64::from_be_bytes(key.get(1..9)?.try_into().ok()?);
+                Some(Ok((variant, zobrist, CacheEntry::decode(&value)?)))
+            }
+        })
+    }
+
+    /// Writes everything to disk.
+    pub fn flush(&self) -> Result<(), CacheError> {
+        self.sled(self.db.flush()).map(drop)
+    }
+
+    /// Bytes the database occupies on disk.
+    pub fn size_on_disk(&self) -> Result<u64, CacheError> {
+        self.sled(self.db.size_on_disk())
+    }
+}
+
+/// Little-endian reads that fail at the end of input.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, rest) = self.0.split_first_chunk::<N>()?;
+        self.0 = rest;
+        Some(*head)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take::<1>().map(|[b]| b)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take().map(u16::from_le_bytes)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> CacheEntry {
+        CacheEntry {
+            depth: 9,
+            position: [0; MARLIN_SIZE],
+            candidates: vec![Candidate { mv: 7, score: 30, plays: 2 }, Candidate { mv: 9, score: -5, plays: 0 }],
+            games: 2,
+            white_wins: 1,
+            draws: 1,
+            black_wins: 0,
+        }
+    }
+
+    #[test]
+    fn entries_round_trip_and_reject_garbage() {
+        let e = entry();
+        assert_eq!(CacheEntry::decode(&e.encode()), Some(e.clone()));
+        let mut bytes = e.encode();
+        bytes[0] = 2;
+        assert_eq!(CacheEntry::decode(&bytes), None);
+        assert_eq!(CacheEntry::decode(&e.encode()[..10]), None);
+        assert_eq!(CacheEntry::decode(&[]), None);
+    }
+
+    #[test]
+    fn merge_operator_applies_each_update() {
+        let position = marlin_record(&Position::new(Variant::Chess), 0, crate::game::GameResult::Draw);
+        let search = Op::Search { depth: 5, position, candidates: vec![(7, 10), (8, 20)] }.encode();
+        let v = merge_operator(b"k", None, &search).unwrap();
+        let v = merge_operator(b"k", Some(&v), &Op::Play(7).encode()).unwrap();
+        let v = merge_operator(b"k", Some(&v), &Op::Result(CachedResult::BlackWin).encode()).unwrap();
+        let e = CacheEntry::decode(&v).unwrap();
+        assert_eq!(e.depth, 5);
+        assert_eq!(e.position(), Some(Position::new(Variant::Chess)));
+        assert_eq!(e.candidates[0], Candidate { mv: 8, score: 20, plays: 0 });
+        assert_eq!(e.candidates[1], Candidate { mv: 7, score: 10, plays: 1 });
+        assert_eq!((e.games, e.black_wins), (1, 1));
+        // A shallower search does not replace deeper scores.
+        let shallow = Op::Search { depth: 3, position, candidates: vec![(7, 99)] }.encode();
+        let e2 = CacheEntry::decode(&merge_operator(b"k", Some(&v), &shallow).unwrap()).unwrap();
+        assert_eq!(e2, e);
+        // Unreadable operands and values are left alone.
+        assert_eq!(merge_operator(b"k", Some(&v), &[9, 9]).unwrap(), v);
+        assert_eq!(merge_operator(b"k", Some(&[7, 7]), &Op::Play(1).encode()).unwrap(), vec![7, 7]);
+    }
+
+    #[test]
+    fn absorb_adds_counts_and_keeps_the_deeper_scores() {
+        let mut a = entry();
+        let b = CacheEntry {
+            depth: 12,
+            position: [0; MARLIN_SIZE],
+            candidates: vec![Candidate { mv: 9, score: 40, plays: 3 }, Candidate { mv: 11, score: 1, plays: 1 }],
+            games: 4,
+            white_wins: 0,
+            draws: 2,
+            black_wins: 2,
+        };
+        a.absorb(&b);
+        assert_eq!(a.depth, 12);
+        assert_eq!(
+            a.candidates,
+            vec![
+                Candidate { mv: 9, score: 40, plays: 3 },
+                Candidate { mv: 7, score: 30, plays: 2 },
+                Candidate { mv: 11, score: 1, plays: 1 },
+            ]
+        );
+        assert_eq!((a.games, a.white_wins, a.draws, a.black_wins), (6, 1, 3, 2));
+    }
+}

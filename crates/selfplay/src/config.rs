@@ -1,0 +1,315 @@
+//! The self-play settings: what `config/selfplay.toml` holds, with its defaults.
+//!
+//! Every section rejects unknown keys, so a typo fails at start instead of being ignored, and
+//! [`SelfplayConfig::validate`] checks the values once, with messages that name the key.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Everything a self-play run needs to know.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfplayConfig {
+    /// How much to play, where to write, and the seed.
+    pub run: RunConfig,
+    /// Which variants to play, by weight.
+    pub variants: VariantMix,
+    /// The per-move search.
+    pub search: SearchConfig,
+    /// How games open.
+    pub opening: OpeningConfig,
+    /// When games end early.
+    pub adjudication: AdjudicationConfig,
+    /// Which positions go into the dataset.
+    pub filter: FilterConfig,
+    /// Which files a shard writes.
+    pub output: OutputConfig,
+    /// The shared opening cache.
+    pub cache: CacheConfig,
+}
+
+/// `[run]`: size, threads, output directory and seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// Games this process plays (one shard).
+    pub games: u64,
+    /// Worker threads, each playing its own games with its own engine.
+    pub threads: usize,
+    /// The dataset directory; each shard writes `shard-<index>` inside it.
+    pub out: PathBuf,
+    /// The run's seed; each shard and game derives its own from it.
+    pub seed: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> RunConfig {
+        RunConfig { games: 100, threads: 1, out: PathBuf::from("data/selfplay"), seed: 1 }
+    }
+}
+
+/// `[variants]`: relative weights of the variants; a game's variant is drawn by weight.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VariantMix {
+    /// Standard chess.
+    pub chess: u32,
+    /// Chess960 from random Scharnagl numbers.
+    pub chess960: u32,
+    /// Shatranj from both start arrays.
+    pub shatranj: u32,
+}
+
+impl Default for VariantMix {
+    fn default() -> VariantMix {
+        VariantMix { chess: 1, chess960: 0, shatranj: 0 }
+    }
+}
+
+/// What limits each move's search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveLimit {
+    /// A fixed node count (`search.nodes`): the same effort on every machine.
+    Nodes,
+    /// A fixed depth (`search.depth`).
+    Depth,
+}
+
+/// `[search]`: the per-move search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Whether `nodes` or `depth` limits a move.
+    pub limit: MoveLimit,
+    /// Nodes per move when `limit = "nodes"`.
+    pub nodes: u64,
+    /// Depth per move when `limit = "depth"`.
+    pub depth: u32,
+    /// Transposition table per worker thread, in MiB.
+    pub hash_mb: usize,
+    /// Keep the table from game to game (faster, less independent) instead of clearing it.
+    pub keep_hash: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig { limit: MoveLimit::Nodes, nodes: 5000, depth: 8, hash_mb: 16, keep_hash: false }
+    }
+}
+
+/// `[opening]`: the start of each game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpeningConfig {
+    /// EPD or FEN file of standard-chess start positions (one a line); empty: the start position.
+    pub book: PathBuf,
+    /// Uniformly random legal plies played from the start position.
+    pub random_plies: u32,
+    /// Plies after the random ones chosen among the MultiPV candidates within `margin_cp` of the
+    /// best (through the opening cache), preferring the less played.
+    pub multipv_plies: u32,
+    /// Candidates the MultiPV search reports.
+    pub multipv: usize,
+    /// Candidates within this many centipawns of the best are eligible.
+    pub margin_cp: i32,
+    /// Nodes of each MultiPV opening search.
+    pub multipv_nodes: u64,
+    /// Openings whose score after the opening plies exceeds this are replaced by another.
+    pub max_start_cp: i32,
+}
+
+impl Default for OpeningConfig {
+    fn default() -> OpeningConfig {
+        OpeningConfig {
+            book: PathBuf::new(),
+            random_plies: 6,
+            multipv_plies: 4,
+            multipv: 4,
+            margin_cp: 40,
+            multipv_nodes: 50_000,
+            max_start_cp: 400,
+        }
+    }
+}
+
+/// `[adjudication]`: ending games early once the result is clear.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdjudicationConfig {
+    /// A side wins when every score (both sides agreeing) is beyond this for `win_plies` plies.
+    pub win_cp: i32,
+    /// Consecutive plies for a win adjudication.
+    pub win_plies: u32,
+    /// A draw when every score is within this for `draw_plies` plies ...
+    pub draw_cp: i32,
+    /// ... consecutive plies ...
+    pub draw_plies: u32,
+    /// ... from this ply on.
+    pub draw_min_ply: u32,
+    /// A game still running at this ply is a draw.
+    pub max_plies: u32,
+}
+
+impl Default for AdjudicationConfig {
+    fn default() -> AdjudicationConfig {
+        AdjudicationConfig { win_cp: 1500, win_plies: 6, draw_cp: 8, draw_plies: 12, draw_min_ply: 80, max_plies: 500 }
+    }
+}
+
+/// `[filter]`: which positions of a game become records.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilterConfig {
+    /// Skip positions before this ply.
+    pub min_ply: u32,
+    /// Skip positions where the side to move is in check.
+    pub skip_check: bool,
+    /// Skip positions whose best move is a capture or promotion.
+    pub skip_tactical: bool,
+    /// Skip positions with a mate score.
+    pub skip_mate: bool,
+    /// Skip positions whose score is beyond this.
+    pub max_cp: i32,
+    /// Write each position (zobrist key) at most once per shard.
+    pub dedup: bool,
+}
+
+impl Default for FilterConfig {
+    fn default() -> FilterConfig {
+        FilterConfig { min_ply: 16, skip_check: true, skip_tactical: true, skip_mate: true, max_cp: 3000, dedup: true }
+    }
+}
+
+/// `[output]`: the files of a shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OutputConfig {
+    /// `<variant>.txt`: `<FEN> | <score> | <result>`, white-relative.
+    pub text: bool,
+    /// `<variant>.marlin`: 32-byte packed records.
+    pub marlin: bool,
+    /// `games.pgn`: every game with its scores.
+    pub pgn: bool,
+}
+
+impl Default for OutputConfig {
+    fn default() -> OutputConfig {
+        OutputConfig { text: true, marlin: true, pgn: true }
+    }
+}
+
+/// `[cache]`: the sled opening cache shared by the threads of a process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Use the cache for the MultiPV opening plies.
+    pub enabled: bool,
+    /// The sled directory. Empty: `opening-cache` inside the shard's directory. sled lets one
+    /// process open a database, so processes on one machine need one directory each.
+    pub path: PathBuf,
+    /// A cached entry is used when its search went at least this deep.
+    pub min_depth: u32,
+}
+
+impl Default for CacheConfig {
+    fn default() -> CacheConfig {
+        CacheConfig { enabled: true, path: PathBuf::new(), min_depth: 1 }
+    }
+}
+
+/// A value that cannot work, with the key that holds it.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{key} = {value}: {reason}")]
+pub struct InvalidSetting {
+    /// The dotted key, such as `search.nodes`.
+    pub key: &'static str,
+    /// The value as written.
+    pub value: String,
+    /// What to change.
+    pub reason: &'static str,
+}
+
+impl SelfplayConfig {
+    /// Checks the values that serde cannot: ranges and combinations.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        let check =
+            |ok: bool, key, value: String, reason| if ok { Ok(()) } else { Err(InvalidSetting { key, value, reason }) };
+        check(self.run.threads >= 1, "run.threads", self.run.threads.to_string(), "use at least 1 thread")?;
+        let weights = [self.variants.chess, self.variants.chess960, self.variants.shatranj];
+        check(
+            weights.iter().any(|&w| w > 0),
+            "variants",
+            format!("{weights:?}"),
+            "give at least one of chess, chess960, shatranj a weight above 0",
+        )?;
+        match self.search.limit {
+            MoveLimit::Nodes => check(self.search.nodes >= 1, "search.nodes", "0".into(), "use at least 1 node")?,
+            MoveLimit::Depth => check(
+                (1..=64).contains(&self.search.depth),
+                "search.depth",
+                self.search.depth.to_string(),
+                "use a depth from 1 to 64",
+            )?,
+        }
+        check(
+            (1..=65_536).contains(&self.search.hash_mb),
+            "search.hash_mb",
+            self.search.hash_mb.to_string(),
+            "use 1 to 65536 MiB",
+        )?;
+        check(
+            (1..=64).contains(&self.opening.multipv),
+            "opening.multipv",
+            self.opening.multipv.to_string(),
+            "use 1 to 64 candidates",
+        )?;
+        check(self.opening.margin_cp >= 0, "opening.margin_cp", self.opening.margin_cp.to_string(), "use 0 or more")?;
+        check(
+            self.opening.multipv_plies == 0 || self.opening.multipv_nodes >= 1,
+            "opening.multipv_nodes",
+            "0".into(),
+            "use at least 1 node",
+        )?;
+        check(self.adjudication.win_plies >= 1, "adjudication.win_plies", "0".into(), "use at least 1 ply")?;
+        check(self.adjudication.draw_plies >= 1, "adjudication.draw_plies", "0".into(), "use at least 1 ply")?;
+        check(
+            self.adjudication.max_plies >= 1 && self.adjudication.max_plies <= 10_000,
+            "adjudication.max_plies",
+            self.adjudication.max_plies.to_string(),
+            "use 1 to 10000 plies",
+        )?;
+        check(
+            self.output.text || self.output.marlin || self.output.pgn,
+            "output",
+            "text = marlin = pgn = false".into(),
+            "enable at least one output",
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        SelfplayConfig::default().validate().unwrap();
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let config =
+            SelfplayConfig { variants: VariantMix { chess: 0, chess960: 0, shatranj: 0 }, ..SelfplayConfig::default() };
+        assert_eq!(config.validate().unwrap_err().key, "variants");
+        let mut config = SelfplayConfig::default();
+        config.search.limit = MoveLimit::Depth;
+        config.search.depth = 0;
+        assert_eq!(config.validate().unwrap_err().key, "search.depth");
+        let mut config = SelfplayConfig::default();
+        config.run.threads = 0;
+        assert!(config.validate().unwrap_err().to_string().contains("run.threads = 0"));
+    }
+}

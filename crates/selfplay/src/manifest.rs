@@ -1,0 +1,245 @@
+//! What a shard wrote: `manifest.json` (complete shards) and `checkpoint.json` (running or
+//! interrupted ones), and the file helpers that keep both trustworthy.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::SelfplayConfig;
+
+/// The `format` value of shard manifests this build writes and reads.
+pub const SHARD_FORMAT: &str = "ferz-selfplay-shard/1";
+/// The `format` value of merged datasets.
+pub const DATASET_FORMAT: &str = "ferz-selfplay-dataset/1";
+
+/// Running totals of a shard.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Games written.
+    pub games: u64,
+    /// Games won by white.
+    pub white_wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// Games won by black.
+    pub black_wins: u64,
+    /// Games per variant (`chess`, `chess960`, `shatranj`).
+    pub games_by_variant: BTreeMap<String, u64>,
+    /// Positions written per variant.
+    pub positions_by_variant: BTreeMap<String, u64>,
+    /// Games per way of ending (`rules`, `adjudicated_win`, `adjudicated_draw`, `ply_cap`).
+    pub terminations: BTreeMap<String, u64>,
+    /// Positions dropped because the shard already had them.
+    pub duplicates_skipped: u64,
+    /// Plies played (all games).
+    pub plies: u64,
+}
+
+impl Tally {
+    /// Positions written in all variants.
+    #[must_use]
+    pub fn positions(&self) -> u64 {
+        self.positions_by_variant.values().sum()
+    }
+
+    /// Adds another tally (merging shards).
+    pub fn add(&mut self, other: &Tally) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+        for (map, theirs) in [
+            (&mut self.games_by_variant, &other.games_by_variant),
+            (&mut self.positions_by_variant, &other.positions_by_variant),
+            (&mut self.terminations, &other.terminations),
+        ] {
+            for (key, n) in theirs {
+                *map.entry(key.clone()).or_default() += n;
+            }
+        }
+        self.duplicates_skipped += other.duplicates_skipped;
+        self.plies += other.plies;
+    }
+}
+
+/// One output file of a shard or dataset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// The file name inside the directory.
+    pub name: String,
+    /// Its size.
+    pub bytes: u64,
+    /// Records (lines, marlin records or games) in it.
+    pub records: u64,
+    /// SHA-256 of its contents, lower-case hex.
+    pub sha256: String,
+}
+
+/// Opening-cache figures of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CacheReport {
+    /// Opening positions looked up.
+    pub lookups: u64,
+    /// Of those, answered by the cache.
+    pub hits: u64,
+    /// MultiPV searches run on misses.
+    pub opening_searches: u64,
+    /// Seconds those searches took.
+    pub opening_search_seconds: f64,
+    /// Hits times the average miss search: the search time the cache saved.
+    pub estimated_seconds_saved: f64,
+}
+
+/// `manifest.json` of a complete shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardManifest {
+    /// Always [`SHARD_FORMAT`].
+    pub format: String,
+    /// `ferz <version>`.
+    pub engine: String,
+    /// This shard's index.
+    pub shard_index: u32,
+    /// Shards in the run.
+    pub shard_count: u32,
+    /// The run's seed.
+    pub seed: u64,
+    /// The seed this shard derived from it.
+    pub shard_seed: u64,
+    /// Totals.
+    pub tally: Tally,
+    /// Opening-cache figures.
+    pub cache: CacheReport,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Seconds of play (summed over resumed sessions).
+    pub seconds: f64,
+    /// The settings the shard was played with.
+    pub settings: SelfplayConfig,
+    /// The files, with sizes and checksums.
+    pub files: Vec<FileEntry>,
+}
+
+/// `manifest.json` of a merged dataset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DatasetManifest {
+    /// Always [`DATASET_FORMAT`].
+    pub format: String,
+    /// The shards merged, as `index/count` with their seeds.
+    pub shards: Vec<String>,
+    /// Whether the records were shuffled, and with which seed.
+    pub shuffle_seed: Option<u64>,
+    /// Totals over all shards.
+    pub tally: Tally,
+    /// The files, with sizes and checksums.
+    pub files: Vec<FileEntry>,
+}
+
+/// `checkpoint.json`: how far an unfinished shard got, to resume without duplicating a game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The settings in force; a resume with other settings is refused.
+    pub settings: SelfplayConfig,
+    /// Shard index and count.
+    pub shard: (u32, u32),
+    /// Games written (games `0..games_done` are in the files).
+    pub games_done: u64,
+    /// Valid length and records of each part file at that point.
+    pub files: BTreeMap<String, (u64, u64)>,
+    /// Totals at that point.
+    pub tally: Tally,
+    /// Opening-cache figures at that point.
+    pub cache: CacheReport,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Seconds of play so far.
+    pub seconds: f64,
+}
+
+/// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so readers
+/// see the old file or the new one, never half of one.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    let mut file = std::fs::File::create(&tmp)?;
+    serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
+    file.write_all(b"\n")?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Reads a JSON file written by [`write_json_atomic`], with the path in the error.
+pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// SHA-256 of a file, lower-case hex, and its size.
+pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 1 << 16];
+    let mut size = 0;
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        size += n as u64;
+    }
+    let digest = hasher.finalize();
+    let hex = digest.iter().fold(String::with_capacity(64), |mut s, b| {
+        use std::fmt::Write as _;
+        let _ = write!(s, "{b:02x}");
+        s
+    });
+    Ok((hex, size))
+}
+
+/// Checks every file of a manifest against its recorded size and checksum.
+pub fn verify_files(dir: &Path, files: &[FileEntry]) -> Result<(), String> {
+    for entry in files {
+        let path = dir.join(&entry.name);
+        let (sha, size) = sha256_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if size != entry.bytes {
+            return Err(format!("{}: {size} bytes, the manifest says {}", path.display(), entry.bytes));
+        }
+        if sha != entry.sha256 {
+            return Err(format!("{}: checksum {sha} differs from the manifest's {}", path.display(), entry.sha256));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_matches_a_known_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("abc");
+        std::fs::write(&path, "abc").unwrap();
+        let (sha, size) = sha256_file(&path).unwrap();
+        assert_eq!(sha, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(size, 3);
+        let entry = FileEntry { name: "abc".into(), bytes: 3, records: 1, sha256: sha };
+        verify_files(dir.path(), std::slice::from_ref(&entry)).unwrap();
+        std::fs::write(&path, "abd").unwrap();
+        assert!(verify_files(dir.path(), &[entry]).unwrap_err().contains("checksum"));
+    }
+
+    #[test]
+    fn json_is_replaced_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        write_json_atomic(&path, &Tally { games: 3, ..Tally::default() }).unwrap();
+        let back: Tally = read_json(&path).unwrap();
+        assert_eq!(back.games, 3);
+        assert!(!dir.path().join("t.json.tmp").exists());
+        std::fs::write(&path, "{").unwrap();
+        assert!(read_json::<Tally>(&path).unwrap_err().contains("t.json"));
+    }
+}

@@ -1,0 +1,261 @@
+//! Real self-play runs, small enough for debug builds: outputs parse back, resumes replay
+//! exactly, caches count exactly, merges check what they merge.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use ferz_chess::{Game, Position, Variant};
+use ferz_engine::Signals;
+use ferz_selfplay::cache::{CachedResult, OpeningCache};
+use ferz_selfplay::config::{SelfplayConfig, VariantMix};
+use ferz_selfplay::dataset::{self, AnyManifest};
+use ferz_selfplay::formats::{MARLIN_SIZE, read_marlin};
+use ferz_selfplay::shard::{ShardSpec, run_shard};
+
+fn small_config(out: &Path) -> SelfplayConfig {
+    let mut config = SelfplayConfig::default();
+    config.run.games = 6;
+    config.run.threads = 2;
+    config.run.out = out.to_path_buf();
+    config.run.seed = 42;
+    config.variants = VariantMix { chess: 1, chess960: 1, shatranj: 1 };
+    config.search.nodes = 400;
+    config.search.hash_mb = 1;
+    config.opening.random_plies = 4;
+    config.opening.multipv_plies = 2;
+    config.opening.multipv_nodes = 600;
+    config.adjudication.max_plies = 120;
+    config.adjudication.win_cp = 800;
+    config.adjudication.win_plies = 4;
+    config.filter.min_ply = 8;
+    config
+}
+
+fn shard0() -> ShardSpec {
+    ShardSpec { index: 0, count: 1 }
+}
+
+fn variant_of(name: &str) -> Variant {
+    match name {
+        "chess" => Variant::Chess,
+        "chess960" => Variant::Chess960,
+        _ => Variant::Shatranj,
+    }
+}
+
+/// Every text line parses, every marlin record decodes to the same position, score and
+/// result, and every PGN game replays legally to its stated result.
+fn check_outputs(dir: &Path, manifest: &AnyManifest) {
+    let mut games = 0;
+    for file in manifest.files() {
+        let path = dir.join(&file.name);
+        let (stem, ext) = file.name.rsplit_once('.').unwrap();
+        match ext {
+            "txt" => {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let lines: Vec<&str> = text.lines().collect();
+                assert_eq!(lines.len() as u64, file.records, "{}", file.name);
+                let marlin = std::fs::read(dir.join(format!("{stem}.marlin"))).unwrap();
+                assert_eq!(marlin.len(), lines.len() * MARLIN_SIZE);
+                for (line, record) in lines.iter().zip(marlin.chunks_exact(MARLIN_SIZE)) {
+                    let fields: Vec<&str> = line.split(" | ").collect();
+                    assert_eq!(fields.len(), 3, "{line}");
+                    let pos = Position::from_fen(fields[0], variant_of(stem)).unwrap();
+                    assert!(!pos.is_check(), "{line}");
+                    let score: i32 = fields[1].parse().unwrap();
+                    assert!(["1.0", "0.5", "0.0"].contains(&fields[2]), "{line}");
+                    let decoded = read_marlin(record.try_into().unwrap()).unwrap();
+                    assert_eq!(decoded.position.board(), pos.board(), "{line}");
+                    assert_eq!(decoded.position.turn(), pos.turn());
+                    assert_eq!(i32::from(decoded.white_score), score);
+                    assert_eq!(decoded.result.white_score_text(), fields[2]);
+                }
+            }
+            "pgn" => games += check_pgn(&std::fs::read_to_string(&path).unwrap()),
+            _ => {}
+        }
+    }
+    assert_eq!(games, manifest.tally().games);
+}
+
+/// Replays every game of a PGN file with ferz-chess; returns the number of games.
+fn check_pgn(text: &str) -> u64 {
+    let mut count = 0;
+    for game_text in text.split("\n\n[Event").filter(|g| !g.trim().is_empty()) {
+        let (headers, moves) = game_text.split_once("\n\n").expect("headers then moves");
+        let header = |name: &str| {
+            headers
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("[{name} \"")).map(|v| v.trim_end_matches("\"]").to_owned()))
+        };
+        let variant = match header("Variant").as_deref() {
+            Some("Chess960") => Variant::Chess960,
+            Some("Shatranj") => Variant::Shatranj,
+            _ => Variant::Chess,
+        };
+        let start = header("FEN").map_or(Position::new(variant), |fen| Position::from_fen(&fen, variant).unwrap());
+        let mut game = Game::new(start);
+        let mut in_comment = false;
+        let mut last = "";
+        for token in moves.split_whitespace() {
+            if in_comment || token.starts_with('{') {
+                in_comment = !token.ends_with('}');
+                continue;
+            }
+            if token.ends_with('.') || token.contains("...") {
+                continue;
+            }
+            if ["1-0", "0-1", "1/2-1/2"].contains(&token) {
+                last = token;
+                break;
+            }
+            let m = game.position().parse_san(token).unwrap_or_else(|e| panic!("{token}: {e}"));
+            game.play(m).unwrap();
+        }
+        assert_eq!(header("Result").as_deref(), Some(last));
+        if header("Termination").as_deref() == Some("normal") {
+            assert_eq!(game.outcome().map(|o| o.result()), Some(last), "{game_text}");
+        }
+        count += 1;
+    }
+    count
+}
+
+#[test]
+fn a_small_run_writes_outputs_that_parse_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = small_config(dir.path());
+    let outcome = run_shard(&config, shard0(), false, &Signals::default(), &mut |_| {}).unwrap();
+    let manifest = outcome.manifest.expect("complete");
+    assert_eq!(manifest.tally.games, 6);
+    assert_eq!(manifest.tally.white_wins + manifest.tally.draws + manifest.tally.black_wins, 6);
+    assert!(manifest.tally.positions() > 0);
+    assert!(manifest.cache.lookups >= 12, "{:?}", manifest.cache);
+    let verified = dataset::open_verified(&outcome.dir).unwrap();
+    check_outputs(&outcome.dir, &verified);
+    assert!(!outcome.dir.join("checkpoint.json").exists());
+    assert!(
+        std::fs::read_dir(&outcome.dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".part"))
+    );
+}
+
+#[test]
+fn a_stopped_shard_resumes_into_the_same_dataset() {
+    // The opening cache makes games depend on which thread finished first, so the replay
+    // is exact only without it; with it a resume is still complete and duplicate-free (see
+    // the system test of an Indexed Job).
+    let straight_dir = tempfile::tempdir().unwrap();
+    let mut config = small_config(straight_dir.path());
+    config.cache.enabled = false;
+    let straight = run_shard(&config, shard0(), false, &Signals::default(), &mut |_| {}).unwrap().manifest.unwrap();
+
+    let resumed_dir = tempfile::tempdir().unwrap();
+    let mut config = small_config(resumed_dir.path());
+    config.cache.enabled = false;
+    let signals = Signals::default();
+    let stopped = run_shard(&config, shard0(), false, &signals, &mut |p| {
+        if p.tally.games >= 2 {
+            signals.stop.store(true, Ordering::SeqCst);
+        }
+    })
+    .unwrap();
+    assert!(stopped.manifest.is_none());
+    assert!(stopped.games_done >= 2 && stopped.games_done < 6, "{}", stopped.games_done);
+    // Garbage after the checkpointed length (a kill mid-write) is cut away on resume.
+    let part = stopped.dir.join("chess.txt.part");
+    let mut bytes = std::fs::read(&part).unwrap();
+    bytes.extend(b"rnbqkbnr/pppp");
+    std::fs::write(&part, bytes).unwrap();
+    let resumed = run_shard(&config, shard0(), true, &Signals::default(), &mut |_| {}).unwrap().manifest.unwrap();
+    assert_eq!(resumed.tally, straight.tally);
+    let names = |m: &ferz_selfplay::manifest::ShardManifest| {
+        m.files.iter().map(|f| (f.name.clone(), f.sha256.clone())).collect::<Vec<_>>()
+    };
+    // The PGN carries the date, which may differ across midnight; the data files must match.
+    let data = |m| names(m).into_iter().filter(|(n, _)| !n.ends_with(".pgn")).collect::<Vec<_>>();
+    assert_eq!(data(&resumed), data(&straight));
+    // Resuming a complete shard does nothing.
+    let again = run_shard(&config, shard0(), true, &Signals::default(), &mut |_| {}).unwrap();
+    assert!(again.already_complete);
+    // Other settings cannot resume a checkpoint.
+    let stopped_again =
+        run_shard(&config, shard0(), false, &signals, &mut |_| signals.stop.store(true, Ordering::SeqCst));
+    assert!(stopped_again.unwrap().manifest.is_none());
+    let mut other = config.clone();
+    other.search.nodes += 1;
+    let err = run_shard(&other, shard0(), true, &Signals::default(), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("other settings"), "{err}");
+}
+
+#[test]
+fn the_cache_counts_exactly_under_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = OpeningCache::open(&dir.path().join("cache")).unwrap();
+    let pos = Position::new(Variant::Chess);
+    let moves: Vec<_> = pos.legal_moves().iter().copied().take(3).collect();
+    cache.record_search(&pos, 7, &[(moves[0], 20), (moves[1], 10)]).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (cache, moves) = (&cache, &moves);
+            s.spawn(move || {
+                for i in 0..250 {
+                    cache.record_play(Variant::Chess, pos.key(), moves[(t + i) % 3]).unwrap();
+                    cache.record_result(Variant::Chess, pos.key(), CachedResult::Draw).unwrap();
+                }
+            });
+        }
+    });
+    let entry = cache.get(Variant::Chess, pos.key()).unwrap().unwrap();
+    assert_eq!(entry.candidates.iter().map(|c| u64::from(c.plays)).sum::<u64>(), 1000);
+    assert_eq!((entry.games, entry.draws), (1000, 1000));
+    assert_eq!(entry.depth, 7);
+
+    // Merging: counts add, the deeper search's scores win.
+    let other = OpeningCache::open(&dir.path().join("other")).unwrap();
+    other.record_search(&pos, 9, &[(moves[1], 35)]).unwrap();
+    other.record_result(Variant::Chess, pos.key(), CachedResult::WhiteWin).unwrap();
+    assert_eq!(cache.absorb(&other).unwrap(), 1);
+    let merged = cache.get(Variant::Chess, pos.key()).unwrap().unwrap();
+    assert_eq!((merged.games, merged.white_wins, merged.depth), (1001, 1, 9));
+    assert_eq!(merged.candidates[0].mv, moves[1].to_u16());
+    assert_eq!(merged.candidates[0].score, 35);
+    drop(cache);
+    // The merge operator is registered again on reopen.
+    let reopened = OpeningCache::open(&dir.path().join("cache")).unwrap();
+    reopened.record_result(Variant::Chess, pos.key(), CachedResult::BlackWin).unwrap();
+    assert_eq!(reopened.get(Variant::Chess, pos.key()).unwrap().unwrap().games, 1002);
+}
+
+#[test]
+fn shards_merge_into_one_checked_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = small_config(dir.path());
+    config.run.games = 3;
+    config.run.threads = 1;
+    let mut shards: Vec<PathBuf> = Vec::new();
+    let mut total = ferz_selfplay::manifest::Tally::default();
+    for index in 0..2 {
+        let outcome =
+            run_shard(&config, ShardSpec { index, count: 2 }, false, &Signals::default(), &mut |_| {}).unwrap();
+        total.add(&outcome.manifest.unwrap().tally);
+        shards.push(outcome.dir);
+    }
+    let merged_dir = dir.path().join("merged");
+    let merged = dataset::merge(&merged_dir, &shards, Some(7)).unwrap();
+    assert_eq!(merged.tally, total);
+    let verified = dataset::open_verified(&merged_dir).unwrap();
+    check_outputs(&merged_dir, &verified);
+    assert!(dataset::summary(&verified).contains("merged from 2 shards, shuffled"));
+
+    // A shard given twice, a merged output that exists, and a tampered file are refused.
+    let twice = dataset::merge(&dir.path().join("m2"), &[shards[0].clone(), shards[0].clone()], None).unwrap_err();
+    assert!(twice.reason.contains("given twice"), "{twice}");
+    assert!(dataset::merge(&merged_dir, &shards, None).unwrap_err().reason.contains("already holds"));
+    let pgn = shards[1].join("games.pgn");
+    let mut text = std::fs::read_to_string(&pgn).unwrap();
+    text.push(' ');
+    std::fs::write(&pgn, text).unwrap();
+    let tampered = dataset::merge(&dir.path().join("m3"), &shards, None).unwrap_err();
+    assert!(tampered.reason.contains("games.pgn"), "{tampered}");
+    assert!(!dir.path().join("m3").join("manifest.json").exists());
+}

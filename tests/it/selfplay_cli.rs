@@ -1,0 +1,169 @@
+//! `ferz selfplay`, `ferz data` and `ferz cache` as processes: a simulated Kubernetes Indexed
+//! Job with a shard killed mid-run, resumed and merged.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ferz_chess::{Position, Variant};
+use ferz_selfplay::formats::{MARLIN_SIZE, read_marlin};
+use ferz_tests::{TempDir, ferz_binary, run_ferz};
+
+const SETTINGS: &str = r#"
+[run]
+games = 12
+threads = 1
+seed = 9
+
+[variants]
+chess = 2
+shatranj = 1
+
+[search]
+nodes = 1500
+hash_mb = 2
+
+[opening]
+random_plies = 4
+multipv_plies = 2
+multipv_nodes = 2000
+
+[adjudication]
+max_plies = 160
+win_cp = 900
+win_plies = 4
+"#;
+
+fn selfplay(config: &Path, out: &Path, index: u32, resume: bool) -> Command {
+    let mut command = Command::new(ferz_binary());
+    command
+        .args(["selfplay", "--config"])
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .args(["--shard-count", "3"])
+        .env("JOB_COMPLETION_INDEX", index.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if resume {
+        command.arg("--resume");
+    }
+    command
+}
+
+#[test]
+fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
+    let dir = TempDir::new("indexed-job");
+    let config = dir.path().join("selfplay.toml");
+    std::fs::write(&config, SETTINGS).unwrap();
+    let out = dir.path().join("data");
+
+    let mut children: Vec<_> = (0..3).map(|i| selfplay(&config, &out, i, false).spawn().unwrap()).collect();
+    // Kill shard 1 once it has checkpointed some games but before it can finish.
+    let checkpoint = out.join("shard-00001").join("checkpoint.json");
+    let started = Instant::now();
+    let mut killed = false;
+    while started.elapsed() < Duration::from_secs(120) {
+        let text = std::fs::read_to_string(&checkpoint).unwrap_or_default();
+        let done =
+            text.lines().find_map(|l| l.trim().strip_prefix("\"games_done\": ")).map(|v| v.trim_end_matches(','));
+        if done.is_some_and(|n| n != "0") {
+            children[1].kill().unwrap();
+            killed = true;
+            break;
+        }
+        if out.join("shard-00001").join("manifest.json").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (i, child) in children.into_iter().enumerate() {
+        let output = child.wait_with_output().unwrap();
+        if i != 1 {
+            assert!(output.status.success(), "shard {i}: {}", String::from_utf8_lossy(&output.stderr));
+        }
+    }
+    assert!(killed, "shard 1 finished before it could be killed; make the test's shards longer");
+    assert!(!out.join("shard-00001").join("manifest.json").exists());
+
+    // The retried index resumes from its checkpoint.
+    let output = selfplay(&config, &out, 1, true).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("games 12"));
+
+    let merged = dir.path().join("merged");
+    let shards: Vec<String> = (0..3).map(|i| out.join(format!("shard-{i:05}")).display().to_string()).collect();
+    let mut args = vec!["data", "merge", merged.to_str().unwrap()];
+    args.extend(shards.iter().map(String::as_str));
+    let output = run_ferz(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("games 36"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+
+    // No duplicate game: every (shard, game) round appears once, 36 in all.
+    let pgn = std::fs::read_to_string(merged.join("games.pgn")).unwrap();
+    let rounds: Vec<&str> = pgn.lines().filter(|l| l.starts_with("[Round ")).collect();
+    assert_eq!(rounds.len(), 36);
+    assert_eq!(rounds.iter().collect::<HashSet<_>>().len(), 36);
+    // No partial record: every line and every marlin record parses.
+    for (name, variant) in [("chess", Variant::Chess), ("shatranj", Variant::Shatranj)] {
+        let text = std::fs::read_to_string(merged.join(format!("{name}.txt"))).unwrap();
+        assert!(text.ends_with('\n'));
+        for line in text.lines() {
+            let fen = line.split(" | ").next().unwrap();
+            Position::from_fen(fen, variant).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(line.split(" | ").count(), 3, "{line}");
+        }
+        let marlin = std::fs::read(merged.join(format!("{name}.marlin"))).unwrap();
+        assert_eq!(marlin.len() % MARLIN_SIZE, 0);
+        assert_eq!(marlin.len() / MARLIN_SIZE, text.lines().count());
+        for record in marlin.chunks_exact(MARLIN_SIZE) {
+            assert_eq!(read_marlin(record.try_into().unwrap()).unwrap().variant, variant);
+        }
+    }
+
+    let output = run_ferz(&["data", "stats", merged.to_str().unwrap(), &shards[1]]);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("(verified)"));
+    let cache = out.join("shard-00000").join("opening-cache");
+    let output = run_ferz(&["cache", "stats", cache.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("chess:"), "{}", String::from_utf8_lossy(&output.stdout));
+    let merged_cache = dir.path().join("cache-merged");
+    let caches: Vec<String> =
+        (0..3).map(|i| out.join(format!("shard-{i:05}")).join("opening-cache").display().to_string()).collect();
+    let mut args = vec!["cache", "merge", merged_cache.to_str().unwrap()];
+    args.extend(caches.iter().map(String::as_str));
+    assert!(run_ferz(&args).status.success());
+}
+
+#[test]
+fn bad_settings_fail_at_start_with_the_key_and_file() {
+    let dir = TempDir::new("selfplay-bad");
+    let config = dir.path().join("bad.toml");
+    std::fs::write(&config, "[run]\ngamez = 3\n").unwrap();
+    let output = run_ferz(&["selfplay", "--config", config.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("gamez") && err.contains("bad.toml"), "{err}");
+
+    std::fs::write(&config, "[variants]\nchess = 0\n").unwrap();
+    let output = run_ferz(&["selfplay", "--config", config.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("variants"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let output =
+        run_ferz(&["selfplay", "--config", config.to_str().unwrap(), "--shard-index", "3", "--shard-count", "2"]);
+    assert_eq!(output.status.code(), Some(1));
+    let output = run_ferz(&["data", "stats", dir.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
+}

@@ -105,10 +105,10 @@ impl Default for SearchConfig {
 pub struct OpeningConfig {
     /// EPD or FEN file of standard-chess start positions (one a line); empty: the start position.
     pub book: PathBuf,
-    /// Uniformly random legal plies played from the start position.
+    /// Uniformly random legal plies played after the MultiPV plies.
     pub random_plies: u32,
-    /// Plies after the random ones chosen among the MultiPV candidates within `margin_cp` of the
-    /// best (through the opening cache), preferring the less played.
+    /// Plies from the start position chosen among the MultiPV candidates within `margin_cp` of
+    /// the best (through the opening cache), preferring the less played.
     pub multipv_plies: u32,
     /// Candidates the MultiPV search reports.
     pub multipv: usize,
@@ -124,8 +124,8 @@ impl Default for OpeningConfig {
     fn default() -> OpeningConfig {
         OpeningConfig {
             book: PathBuf::new(),
-            random_plies: 6,
-            multipv_plies: 4,
+            random_plies: 2,
+            multipv_plies: 8,
             multipv: 4,
             margin_cp: 40,
             multipv_nodes: 50_000,

@@ -8,7 +8,7 @@ use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, Signals};
 
 use crate::cache::{CachedResult, OpeningCache};
 use crate::config::{MoveLimit, SelfplayConfig};
-use crate::opening::Opening;
+use crate::opening::{Opening, random_plies};
 use crate::rng::SplitMix64;
 
 /// Where a move of a game came from.
@@ -203,10 +203,8 @@ impl<'a> Player<'a> {
             let opening = draw_opening(rng);
             let mut game = Game::new(opening.start);
             let mut plies = Vec::new();
-            for &m in &opening.random_moves {
-                game.play(m).expect("opening moves are legal");
-                plies.push(Ply { mv: m, source: MoveSource::Random, score: None, depth: 0 });
-            }
+            // MultiPV plies first: they start from positions that recur (start positions, book
+            // lines), so the cache serves them and the least-played choice spreads the games.
             let mut cached_path = Vec::new();
             for _ in 0..self.config.opening.multipv_plies {
                 if game.outcome().is_some() {
@@ -217,6 +215,12 @@ impl<'a> Player<'a> {
                 };
                 game.play(m).expect("opening candidates are legal");
                 plies.push(Ply { mv: m, source, score: None, depth: 0 });
+            }
+            if game.outcome().is_none() {
+                for m in random_plies(game.position(), self.config.opening.random_plies, rng) {
+                    game.play(m).expect("random plies are legal");
+                    plies.push(Ply { mv: m, source: MoveSource::Random, score: None, depth: 0 });
+                }
             }
             let (mut white_streak, mut black_streak, mut draw_streak) = (0, 0, 0);
             let mut first_search = true;

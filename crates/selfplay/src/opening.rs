@@ -1,11 +1,11 @@
-//! Where games start: the variant, the start position (a book line, a Chess960 array, a
-//! Shatranj array) and the random plies played from it.
+//! Where games start: the variant and the start position (a book line, a Chess960 array, a
+//! Shatranj array), and the random plies that spread games out.
 
 use std::path::Path;
 
 use ferz_chess::{Move, Position, ShatranjArray, Variant};
 
-use crate::config::{OpeningConfig, VariantMix};
+use crate::config::VariantMix;
 use crate::rng::SplitMix64;
 
 /// A book that could not be read.
@@ -92,23 +92,20 @@ impl Book {
     }
 }
 
-/// The start of one game before the engine plays: its variant, start position and random
-/// plies.
-#[derive(Clone, Debug)]
+/// The start of one game: its variant and start position.
+#[derive(Clone, Copy, Debug)]
 pub struct Opening {
     /// The variant.
     pub variant: Variant,
     /// The position the game record starts from (book line or array).
     pub start: Position,
-    /// Random legal plies played from `start`.
-    pub random_moves: Vec<Move>,
 }
 
 /// Draws the opening of a game.
 ///
 /// `slot` picks the book line (the shard's offset plus the game's number), so shards given
-/// disjoint slot ranges walk disjoint parts of the book; everything else comes from `rng`.
-pub fn draw_opening(mix: &VariantMix, config: &OpeningConfig, book: &Book, slot: u64, rng: &mut SplitMix64) -> Opening {
+/// disjoint slot ranges walk disjoint parts of the book; the variant and array come from `rng`.
+pub fn draw_opening(mix: &VariantMix, book: &Book, slot: u64, rng: &mut SplitMix64) -> Opening {
     let weights = [(Variant::Chess, mix.chess), (Variant::Chess960, mix.chess960), (Variant::Shatranj, mix.shatranj)];
     let total: u64 = weights.iter().map(|&(_, w)| u64::from(w)).sum();
     let mut pick = rng.below(total.max(1));
@@ -128,26 +125,29 @@ pub fn draw_opening(mix: &VariantMix, config: &OpeningConfig, book: &Book, slot:
             Position::shatranj(if rng.below(2) == 0 { ShatranjArray::KingOnD } else { ShatranjArray::KingOnE })
         }
     };
-    // Random plies that end the game (or leave no move) are drawn again; after a few tries the
-    // shorter prefix is kept.
-    let mut random_moves = Vec::new();
+    Opening { variant, start }
+}
+
+/// Up to `count` uniformly random legal plies from `pos`. A sequence that ends the game is
+/// drawn again; after a few tries the game gets no random plies rather than a finished game.
+pub fn random_plies(pos: &Position, count: u32, rng: &mut SplitMix64) -> Vec<Move> {
     for _attempt in 0..8 {
-        random_moves.clear();
-        let mut pos = start;
-        for _ in 0..config.random_plies {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
+        let mut moves = Vec::new();
+        let mut current = *pos;
+        for _ in 0..count {
+            let legal = current.legal_moves();
+            if legal.is_empty() {
                 break;
             }
-            let m = moves[rng.below(moves.len() as u64) as usize];
-            pos.play_unchecked(m);
-            random_moves.push(m);
+            let m = legal[rng.below(legal.len() as u64) as usize];
+            current.play_unchecked(m);
+            moves.push(m);
         }
-        if !pos.legal_moves().is_empty() && pos.outcome().is_none() {
-            break;
+        if !current.legal_moves().is_empty() && current.outcome().is_none() {
+            return moves;
         }
     }
-    Opening { variant, start, random_moves }
+    Vec::new()
 }
 
 #[cfg(test)]
@@ -171,15 +171,15 @@ mod tests {
     #[test]
     fn openings_follow_the_weights_and_are_reproducible() {
         let mix = VariantMix { chess: 1, chess960: 1, shatranj: 2 };
-        let config = OpeningConfig { random_plies: 4, ..OpeningConfig::default() };
         let book = Book::default();
         let mut counts = [0; 3];
         for game in 0..400 {
-            let a = draw_opening(&mix, &config, &book, game, &mut SplitMix64::derive(5, game));
-            let b = draw_opening(&mix, &config, &book, game, &mut SplitMix64::derive(5, game));
-            assert_eq!(a.random_moves, b.random_moves);
+            let a = draw_opening(&mix, &book, game, &mut SplitMix64::derive(5, game));
+            let b = draw_opening(&mix, &book, game, &mut SplitMix64::derive(5, game));
             assert_eq!(a.start, b.start);
-            assert_eq!(a.random_moves.len(), 4);
+            let moves = random_plies(&a.start, 4, &mut SplitMix64::derive(6, game));
+            assert_eq!(moves, random_plies(&b.start, 4, &mut SplitMix64::derive(6, game)));
+            assert_eq!(moves.len(), 4);
             counts[crate::cache::variant_tag(a.variant) as usize] += 1;
         }
         assert!(counts[2] > counts[0] && counts[2] > counts[1], "{counts:?}");
@@ -192,11 +192,10 @@ mod tests {
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\nrnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n",
         )
         .unwrap();
-        let config = OpeningConfig { random_plies: 0, ..OpeningConfig::default() };
         let mix = VariantMix::default();
-        let a = draw_opening(&mix, &config, &book, 0, &mut SplitMix64::new(1));
-        let b = draw_opening(&mix, &config, &book, 1, &mut SplitMix64::new(1));
-        let c = draw_opening(&mix, &config, &book, 2, &mut SplitMix64::new(1));
+        let a = draw_opening(&mix, &book, 0, &mut SplitMix64::new(1));
+        let b = draw_opening(&mix, &book, 1, &mut SplitMix64::new(1));
+        let c = draw_opening(&mix, &book, 2, &mut SplitMix64::new(1));
         assert_ne!(a.start, b.start);
         assert_eq!(a.start, c.start);
     }

@@ -518,8 +518,7 @@ pub fn run_shard(
                     }
                     let mut rng = SplitMix64::derive(seed, index);
                     let slot = slot_base + index;
-                    let mut opening =
-                        |rng: &mut SplitMix64| draw_opening(&config.variants, &config.opening, book, slot, rng);
+                    let mut opening = |rng: &mut SplitMix64| draw_opening(&config.variants, book, slot, rng);
                     match player.play(index, &mut rng, &mut opening) {
                         Ok(Some(game)) => {
                             if tx.send(Ok(game)).is_err() {

@@ -85,7 +85,11 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
 
     eprintln!(
         "ferz selfplay: shard {}/{} of seed {}, {} games, {} threads, settings from {origin}",
-        shard.index, shard.count, config.run.seed, config.run.games, config.run.threads
+        shard.index,
+        shard.count,
+        config.run.seed,
+        config.run.games,
+        config.worker_threads()
     );
     let mut reporter = Reporter::new(config.run.games);
     let outcome = ferz_selfplay::run_shard(&config, shard, args.resume, &signals, &mut |p| reporter.update(p))?;

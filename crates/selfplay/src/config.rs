@@ -35,7 +35,7 @@ pub struct SelfplayConfig {
 pub struct RunConfig {
     /// Games this process plays (one shard).
     pub games: u64,
-    /// Worker threads, each playing its own games with its own engine.
+    /// Worker threads, each playing its own games with its own engine; 0 = one per CPU.
     pub threads: usize,
     /// The dataset directory; each shard writes `shard-<index>` inside it.
     pub out: PathBuf,
@@ -45,7 +45,7 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> RunConfig {
-        RunConfig { games: 100, threads: 1, out: PathBuf::from("data/selfplay"), seed: 1 }
+        RunConfig { games: 100, threads: 0, out: PathBuf::from("data/selfplay"), seed: 1 }
     }
 }
 
@@ -232,11 +232,21 @@ pub struct InvalidSetting {
 }
 
 impl SelfplayConfig {
+    /// Worker threads to start: `run.threads`, or one per CPU when it is 0.
+    #[must_use]
+    pub fn worker_threads(&self) -> usize {
+        if self.run.threads > 0 {
+            self.run.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        }
+    }
+
     /// Checks the values that serde cannot: ranges and combinations.
     pub fn validate(&self) -> Result<(), InvalidSetting> {
         let check =
             |ok: bool, key, value: String, reason| if ok { Ok(()) } else { Err(InvalidSetting { key, value, reason }) };
-        check(self.run.threads >= 1, "run.threads", self.run.threads.to_string(), "use at least 1 thread")?;
+        check(self.run.threads <= 1024, "run.threads", self.run.threads.to_string(), "use 0 (one per CPU) to 1024")?;
         let weights = [self.variants.chess, self.variants.chess960, self.variants.shatranj];
         check(
             weights.iter().any(|&w| w > 0),
@@ -309,7 +319,9 @@ mod tests {
         config.search.depth = 0;
         assert_eq!(config.validate().unwrap_err().key, "search.depth");
         let mut config = SelfplayConfig::default();
+        config.run.threads = 5000;
+        assert!(config.validate().unwrap_err().to_string().contains("run.threads = 5000"));
         config.run.threads = 0;
-        assert!(config.validate().unwrap_err().to_string().contains("run.threads = 0"));
+        assert!(config.worker_threads() >= 1);
     }
 }

@@ -506,7 +506,7 @@ pub fn run_shard(
 
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<Result<GameRecord, CacheError>>();
-        for _ in 0..config.run.threads {
+        for _ in 0..config.worker_threads() {
             let tx = tx.clone();
             let (stats, next_game, cache, book) = (&stats, &next_game, cache.as_ref(), &book);
             scope.spawn(move || {

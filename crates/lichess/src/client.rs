@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER, USER_AGENT};
+use reqwest::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER, USER_AGENT};
 use reqwest::{Method, Response, Url};
 use serde::de::DeserializeOwned;
 
@@ -144,7 +144,7 @@ impl Client {
         self.precheck(Endpoint::EventStream)?;
         self.inner.reconnects.lock().await.acquire().await;
         let response = self.send(&call, true).await?;
-        Ok(self.into_stream(Endpoint::EventStream, response))
+        Ok(self.stream_from(Endpoint::EventStream, response))
     }
 
     /// Opens the stream of one game (`GET /api/bot/game/stream/{gameId}`); the first message is
@@ -152,7 +152,7 @@ impl Client {
     pub async fn stream_game(&self, game_id: &str) -> Result<GameStream, Error> {
         let call = Call::get(Endpoint::GameStream, vec!["api", "bot", "game", "stream", game_id]);
         let response = self.send(&call, true).await?;
-        Ok(self.into_stream(Endpoint::GameStream, response))
+        Ok(self.stream_from(Endpoint::GameStream, response))
     }
 
     // ---- playing ----
@@ -349,7 +349,7 @@ impl Client {
             }
             request = match &call.body {
                 // An explicit empty body sends `Content-Length: 0` on POST, as `curl -d ''`.
-                Body::Empty if call.method == Method::POST => request.body(Vec::new()),
+                Body::Empty if call.method == Method::POST => request.header(CONTENT_LENGTH, "0"),
                 Body::Empty => request,
                 Body::Form(form) => request.form(form),
                 Body::Text(text) => request.header(CONTENT_TYPE, "text/plain").body(text.clone()),
@@ -367,7 +367,8 @@ impl Client {
                 Ok(response) => return Ok(response),
                 Err(failure) => failure,
             };
-            if retry >= inner.config.retry.max_retries || matches!(&failure, Error::Network { source, .. } if source.is_builder())
+            if retry >= inner.config.retry.max_retries
+                || matches!(&failure, Error::Network { source, .. } if source.is_builder())
             {
                 return Err(failure);
             }
@@ -453,7 +454,7 @@ impl Client {
         self.bytes(endpoint, response).await.map(drop)
     }
 
-    fn into_stream<T: crate::stream::StreamMessage>(
+    fn stream_from<T: crate::stream::StreamMessage>(
         &self,
         endpoint: Endpoint,
         response: Response,

@@ -68,10 +68,10 @@ impl Platform {
             return;
         }
         // PyChess's gameStart carries `"chess960": "True"` (Python's str(bool)).
-        if let Some(flag) = value.pointer_mut("/game/chess960") {
-            if let Some(s) = flag.as_str() {
-                *flag = Value::Bool(s.eq_ignore_ascii_case("true"));
-            }
+        if let Some(flag) = value.pointer_mut("/game/chess960")
+            && let Some(s) = flag.as_str()
+        {
+            *flag = Value::Bool(s.eq_ignore_ascii_case("true"));
         }
     }
 
@@ -83,10 +83,10 @@ impl Platform {
         match value.get("type").and_then(Value::as_str) {
             Some("gameFull") => {
                 // `createdAt` is in seconds there.
-                if let Some(created) = value.get_mut("createdAt") {
-                    if let Some(secs) = created.as_i64() {
-                        *created = Value::from(secs.saturating_mul(1000));
-                    }
+                if let Some(created) = value.get_mut("createdAt")
+                    && let Some(secs) = created.as_i64()
+                {
+                    *created = Value::from(secs.saturating_mul(1000));
                 }
                 if let Some(state) = value.get_mut("state") {
                     increments_to_millis(state);
@@ -101,10 +101,10 @@ impl Platform {
 /// PyChess sends `winc`/`binc` in seconds; Lichess (and our models) use milliseconds.
 fn increments_to_millis(state: &mut Value) {
     for key in ["winc", "binc"] {
-        if let Some(inc) = state.get_mut(key) {
-            if let Some(secs) = inc.as_f64() {
-                *inc = Value::from((secs * 1000.0).round() as i64);
-            }
+        if let Some(inc) = state.get_mut(key)
+            && let Some(secs) = inc.as_f64()
+        {
+            *inc = Value::from((secs * 1000.0).round() as i64);
         }
     }
 }

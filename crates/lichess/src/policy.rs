@@ -22,7 +22,11 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_retries: 4, initial_backoff: Duration::from_millis(500), max_backoff: Duration::from_secs(10) }
+        RetryPolicy {
+            max_retries: 4,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(10),
+        }
     }
 }
 
@@ -170,7 +174,11 @@ mod tests {
 
     #[test]
     fn backoff_grows_with_jitter_and_caps() {
-        let p = RetryPolicy { max_retries: 9, initial_backoff: Duration::from_millis(100), max_backoff: Duration::from_secs(1) };
+        let p = RetryPolicy {
+            max_retries: 9,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(1),
+        };
         for _ in 0..200 {
             let d0 = p.backoff(0);
             assert!(d0 >= Duration::from_millis(50) && d0 <= Duration::from_millis(100), "{d0:?}");

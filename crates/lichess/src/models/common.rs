@@ -32,10 +32,12 @@ string_enum! {
 
 string_enum! {
     /// The status name of a game (`GameStatusName` in the API).
+    #[derive(Default)]
     GameStatus {
         /// `created`
         Created = "created",
         /// `started`: in progress
+        #[default]
         Started = "started",
         /// `aborted`
         Aborted = "aborted",
@@ -70,12 +72,6 @@ impl GameStatus {
     /// to finish than a new way to be in progress.
     pub fn is_over(&self) -> bool {
         !matches!(self, GameStatus::Created | GameStatus::Started)
-    }
-}
-
-impl Default for GameStatus {
-    fn default() -> Self {
-        GameStatus::Started
     }
 }
 

@@ -64,6 +64,8 @@ mod challenge;
 mod common;
 mod event;
 mod game;
+#[cfg(test)]
+mod tests;
 
 pub use account::{ChatMessage, PerfStats, Playing, TokenInfo, User, UserStatus};
 pub use challenge::{

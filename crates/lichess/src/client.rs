@@ -133,16 +133,13 @@ impl Client {
     /// Opens the incoming event stream (`GET /api/stream/event`).
     ///
     /// Waits first if the reconnect limiter says so (this is where reconnect loops are kept
-    /// under Lichess's 30 opens per 10 minutes). Opening it closes any other event stream of the
+    /// under Lichess's 30 opens per 10 minutes; retries of a failed open count too). Opening it closes any other event stream of the
     /// account. On open the server replays ongoing games and pending challenges.
     pub async fn stream_events(&self) -> Result<EventStream, Error> {
         let mut call = Call::get(Endpoint::EventStream, vec!["api", "stream", "event"]);
         if let Some(caps) = self.platform().capabilities(&self.inner.config.pychess_variants) {
             call.headers.push((HeaderName::from_static("x-pychess-bot-capabilities"), caps));
         }
-        // Refuse before spending an open on a request that cannot be sent.
-        self.precheck(Endpoint::EventStream)?;
-        self.inner.reconnects.lock().await.acquire().await;
         let response = self.send(&call, true).await?;
         Ok(self.stream_from(Endpoint::EventStream, response))
     }
@@ -336,6 +333,10 @@ impl Client {
         let url = self.url(&call.path);
         let mut retry = 0;
         loop {
+            if endpoint == Endpoint::EventStream {
+                // Every attempt counts against Lichess's limit on opens, retries included.
+                inner.reconnects.lock().await.acquire().await;
+            }
             let mut request = inner
                 .http
                 .request(call.method.clone(), url.clone())

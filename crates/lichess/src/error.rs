@@ -91,11 +91,20 @@ impl Error {
         }
     }
 
-    /// The HTTP status, for errors that came with one (429 included).
+    /// The HTTP status: the server's for [`Error::Status`], 429 for [`Error::RateLimited`] (also
+    /// when refused locally during a hold).
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Status { status, .. } => Some(*status),
-            Error::RateLimited { body, .. } if !body.is_empty() => Some(429),
+            Error::RateLimited { .. } => Some(429),
+            _ => None,
+        }
+    }
+
+    /// How long to wait before calling the endpoint again, for [`Error::RateLimited`].
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::RateLimited { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }

@@ -18,6 +18,47 @@
 //! - [`Platform`] switches the dialect: PyChess's capability header, JSON pings, string flags,
 //!   units, and the endpoints it lacks.
 //! - The token is never shown: [`Token`]'s `Debug` redacts it and error bodies are scrubbed.
+//!
+//! The event loop a bot builds on it:
+//!
+//! ```no_run
+//! use ferz_lichess::{Backoff, Client, ClientConfig, Error, Event, RetryPolicy, StreamItem, Token};
+//! use futures_util::StreamExt;
+//!
+//! # async fn run() -> Result<(), Error> {
+//! let token = Token::new(std::env::var("LICHESS_BOT_TOKEN").unwrap_or_default());
+//! let mut config = ClientConfig::new("https://lichess.org", token);
+//! config.username = Some("MyBot".into());
+//! let client = Client::new(config)?;
+//! let mut backoff = Backoff::new(RetryPolicy::default());
+//! loop {
+//!     // Opens are rate-limited inside the client; a 429 tells how long to wait.
+//!     let mut events = match client.stream_events().await {
+//!         Ok(events) => events,
+//!         Err(e) => {
+//!             let wait = e.retry_after().unwrap_or_else(|| backoff.next_delay());
+//!             tokio::time::sleep(wait).await;
+//!             continue;
+//!         }
+//!     };
+//!     while let Some(item) = events.next().await {
+//!         match item {
+//!             Ok(StreamItem::KeepAlive) => {} // alive: a good moment for timers
+//!             Ok(StreamItem::Message(Event::GameStart(game))) => {
+//!                 backoff.reset();
+//!                 // Start a task for this game unless one runs already (the stream replays
+//!                 // ongoing games after every reconnect).
+//!                 let _game_id = game.id();
+//!             }
+//!             Ok(StreamItem::Message(_)) => {}
+//!             Err(e) if !e.ends_stream() => {} // one bad line: log it, read on
+//!             Err(_) => break,                 // silent or broken: reconnect
+//!         }
+//!     }
+//!     tokio::time::sleep(backoff.next_delay()).await;
+//! }
+//! # }
+//! ```
 
 mod client;
 mod config;

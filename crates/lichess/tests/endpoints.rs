@@ -136,6 +136,16 @@ async fn every_endpoint_sends_the_right_request() {
     }
 }
 
+#[test]
+fn client_and_streams_can_move_between_tasks() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Client>();
+    send_sync::<Error>();
+    send::<ferz_lichess::EventStream>();
+    send::<ferz_lichess::GameStream>();
+}
+
 #[tokio::test]
 async fn every_decline_reason_is_sent_in_the_form() {
     let server = FakeServer::start(lichess).await;
@@ -288,7 +298,7 @@ async fn html_429_holds_the_endpoint_for_retry_after() {
     let Error::RateLimited { endpoint, retry_after, body } = &err else { panic!("{err:?}") };
     assert_eq!((*endpoint, *retry_after), (Endpoint::Move, Duration::from_secs(7)));
     assert!(body.contains("too many requests"));
-    assert_eq!(err.status(), Some(429));
+    assert_eq!((err.status(), err.retry_after()), (Some(429), Some(Duration::from_secs(7))));
     assert_eq!(server.count(), 1, "a 429 is not retried");
 
     // The endpoint is held: no request leaves, in any game.

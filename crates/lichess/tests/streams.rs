@@ -168,6 +168,18 @@ async fn stream_opens_are_retried_on_5xx() {
 }
 
 #[tokio::test]
+async fn retries_of_an_event_stream_open_count_against_the_limit() {
+    let server = FakeServer::start(|_, i| if i < 2 { Reply::json(503, "") } else { Reply::lines(&[""]) }).await;
+    let mut config = server.config(Platform::Lichess);
+    config.max_reconnects = 2;
+    config.reconnect_window = Duration::from_millis(400);
+    let start = Instant::now();
+    collect(Client::new(config).unwrap().stream_events().await.unwrap()).await;
+    assert_eq!(server.count(), 3);
+    assert!(start.elapsed() >= Duration::from_millis(390), "the third attempt waited: {:?}", start.elapsed());
+}
+
+#[tokio::test]
 async fn a_429_on_the_event_stream_holds_it() {
     let server = FakeServer::start(|_, _| {
         Reply::json(429, json!({"error": "Please don't poll this endpoint, it is intended to be streamed."}))

@@ -31,8 +31,8 @@ struct Inner {
     config: ClientConfig,
     auth: HeaderValue,
     user_agent: HeaderValue,
-    holds: Holds,
-    reconnects: tokio::sync::Mutex<ReconnectLimiter>,
+    holds: Arc<Holds>,
+    reconnects: Arc<tokio::sync::Mutex<ReconnectLimiter>>,
 }
 
 /// What to send as the request body.
@@ -106,8 +106,29 @@ impl Client {
                 base,
                 auth,
                 user_agent,
-                holds: Holds::default(),
-                reconnects: tokio::sync::Mutex::new(reconnects),
+                holds: Arc::default(),
+                reconnects: Arc::new(tokio::sync::Mutex::new(reconnects)),
+                config,
+            }),
+        })
+    }
+
+    /// The same client with a User-Agent that names `username` (learned from
+    /// [`Client::account`] at start-up, before any stream is opened). It shares the connection
+    /// pool, the 429 holds and the reconnect limiter with `self`.
+    pub fn with_username(&self, username: &str) -> Result<Client, Error> {
+        let mut config = self.inner.config.clone();
+        config.username = Some(username.to_owned());
+        let user_agent = HeaderValue::from_str(&config.user_agent())
+            .map_err(|_| Error::Config("the user name contains characters not allowed in a header".into()))?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http: self.inner.http.clone(),
+                base: self.inner.base.clone(),
+                auth: self.inner.auth.clone(),
+                user_agent,
+                holds: Arc::clone(&self.inner.holds),
+                reconnects: Arc::clone(&self.inner.reconnects),
                 config,
             }),
         })

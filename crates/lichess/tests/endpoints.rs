@@ -147,6 +147,25 @@ fn client_and_streams_can_move_between_tasks() {
 }
 
 #[tokio::test]
+async fn with_username_changes_only_the_user_agent() {
+    let server =
+        FakeServer::start(|req, _| if req.path.contains("/move/") { Reply::html_429(Some("30")) } else { Reply::ok() })
+            .await;
+    let mut config = server.config(Platform::Lichess);
+    config.username = None;
+    let anonymous = Client::new(config).unwrap();
+    anonymous.abort("g").await.unwrap();
+    let _ = anonymous.make_move("g", "e2e4", false).await;
+    let named = anonymous.with_username("NewName").unwrap();
+    named.abort("g").await.unwrap();
+    let agents: Vec<_> = server.requests().iter().map(|r| r.header("user-agent").unwrap().to_owned()).collect();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(agents, [format!("ferz/{version}"), format!("ferz/{version}"), format!("ferz/{version} user:NewName")]);
+    assert!(named.held_for(Endpoint::Move).is_some(), "the 429 hold is shared");
+    assert_eq!(named.config().username.as_deref(), Some("NewName"));
+}
+
+#[tokio::test]
 async fn every_decline_reason_is_sent_in_the_form() {
     let server = FakeServer::start(lichess).await;
     let client = server.client();

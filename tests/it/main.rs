@@ -1,4 +1,5 @@
 //! System tests: the real `ferz` binary, run as a process.
 
+mod match_cli;
 mod perft_cli;
 mod uci;

@@ -4,6 +4,7 @@
 //! GUIs, cutechess and lichess-bot start it bare, and OpenBench passes UCI commands as
 //! arguments.
 
+mod arena;
 mod perft;
 
 use std::process::ExitCode;
@@ -30,9 +31,11 @@ enum Command {
     },
     /// Count the leaves of the legal move tree, or check a perft suite.
     Perft(perft::PerftArgs),
+    /// Play games between two engines over UCI, with Elo and an optional SPRT.
+    Match(Box<arena::MatchArgs>),
 }
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "help"];
+const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,5 +57,6 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Perft(args) => perft::run(&args),
+        Command::Match(args) => arena::run(*args),
     }
 }

@@ -238,7 +238,8 @@ impl fmt::Display for EloEstimate {
 #[must_use]
 pub fn score_to_elo(score: f64) -> f64 {
     let s = score.clamp(1e-6, 1.0 - 1e-6);
-    -400.0 * (1.0 / s - 1.0).log10()
+    // Adding zero turns −0 into +0, so an even score prints as +0.0.
+    -400.0 * (1.0 / s - 1.0).log10() + 0.0
 }
 
 /// Expected score at a logistic Elo difference.
@@ -502,6 +503,7 @@ mod tests {
     #[test]
     fn elo_conversions_round_trip() {
         assert!((score_to_elo(0.5)).abs() < 1e-12);
+        assert_eq!(format!("{:+.1}", score_to_elo(0.5)), "+0.0");
         assert!((score_to_elo(0.75) - 190.848_501_887_864_9).abs() < 1e-9);
         for elo in [-300.0, -10.0, 0.0, 5.0, 400.0] {
             assert!((score_to_elo(elo_to_score(elo)) - elo).abs() < 1e-9);

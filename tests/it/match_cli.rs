@@ -303,3 +303,67 @@ fn an_engine_that_never_finishes_the_handshake_is_an_error() {
     assert_eq!(code, 2);
     assert!(stderr.contains("elo0 (5) must be less than elo1 (0)"), "{stderr}");
 }
+
+#[test]
+fn the_sprt_stops_the_match_when_it_decides() {
+    // B crashes in every game, so every pair is WW; with bounds 0 and 200 normalized Elo the
+    // LLR passes ln(0.95/0.05) = 2.944 at the seventh pair (scripts/sprt_reference.py: 2.936 after
+    // six, 3.426 after seven).
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake("crash 1"),
+        "--games",
+        "100",
+        "--nodes",
+        "100",
+        "--sprt",
+        "0,200,0.05,0.05",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("Match finished: 14 of 100 games"), "{stdout}");
+    assert!(stdout.contains("penta [0, 0, 0, 0, 7], LLR 3.43 (-2.94, 2.94) [0, 200]"), "{stdout}");
+    assert!(stdout.contains("LLR 3.43 (-2.94, 2.94), H1 accepted"), "{stdout}");
+}
+
+#[test]
+fn book_openings_are_played_once_per_pair_with_colours_swapped() {
+    let dir = TempDir::new("match-book");
+    let book = dir.path().join("book.epd");
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -",
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -",
+        "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq -",
+    ];
+    std::fs::write(&book, fens.iter().map(|f| format!("{f} id \"x\";\n")).collect::<String>()).unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake(""),
+        "--games",
+        "6",
+        "--nodes",
+        "100",
+        "--max-plies",
+        "10",
+        "--book",
+        book.to_str().unwrap(),
+        "--book-order",
+        "random",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = read_pgn(&pgn);
+    check_games(&games);
+    let mut used: Vec<&str> = games.iter().map(|g| g.tag("FEN")).collect();
+    used.sort_unstable();
+    let mut expected: Vec<String> = fens.iter().flat_map(|f| [format!("{f} 0 1"), format!("{f} 0 1")]).collect();
+    expected.sort_unstable();
+    assert_eq!(used, expected);
+}

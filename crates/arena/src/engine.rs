@@ -142,12 +142,12 @@ pub trait Player {
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     /// The program could not be run.
-    #[error("cannot start {program}: {source}")]
+    #[error("cannot start {program}: {error}")]
     Spawn {
         /// The program.
         program: String,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The UCI handshake failed.
     #[error("{program}: {reason}")]
@@ -170,7 +170,7 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Timeouts {
-        Timeouts { handshake: Duration::from_secs(10), ready: Duration::from_secs(5) }
+        Timeouts { handshake: Duration::from_secs(20), ready: Duration::from_secs(10) }
     }
 }
 
@@ -213,7 +213,7 @@ impl UciEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|source| EngineError::Spawn { program: program_name.clone(), source })?;
+            .map_err(|error| EngineError::Spawn { program: program_name.clone(), error })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let (sender, lines) = std::sync::mpsc::channel();
         // Reading on a thread lets the arbiter wait with a deadline; the time stamp is taken as
@@ -228,7 +228,7 @@ impl UciEngine {
                     }
                 }
             })
-            .map_err(|source| EngineError::Spawn { program: program_name.clone(), source })?;
+            .map_err(|error| EngineError::Spawn { program: program_name.clone(), error })?;
         let mut engine = UciEngine {
             program: program_name,
             stdin: child.stdin.take(),
@@ -250,7 +250,7 @@ impl UciEngine {
         let mut options: Vec<String> = Vec::new();
         let deadline = Instant::now() + self.timeouts.handshake;
         loop {
-            let line = self.next_line(deadline).map_err(|e| format!("no uciok: {e}"))?;
+            let line = self.next_line(deadline).map_err(|e| self.handshake_failure("uciok", &e))?;
             if let Some(name) = line.strip_prefix("id name ") {
                 self.name = name.trim().to_owned();
             } else if let Some(option) = line.strip_prefix("option name ") {
@@ -296,7 +296,16 @@ impl UciEngine {
         if self.name.is_empty() {
             self.name = self.program.clone();
         }
-        self.wait_ready(self.timeouts.handshake).map_err(|e| format!("no readyok after the options: {e}"))
+        self.wait_ready(self.timeouts.handshake).map_err(|e| self.handshake_failure("readyok", &e))
+    }
+
+    fn handshake_failure(&self, expected: &str, error: &PlayerError) -> String {
+        match error {
+            PlayerError::Timeout(_) => {
+                format!("no {expected} within {} s of the handshake", self.timeouts.handshake.as_secs_f64())
+            }
+            PlayerError::Disconnected(why) => format!("no {expected}: {why}"),
+        }
     }
 
     /// The engine's `id name`, or its program path when it gave none.

@@ -56,12 +56,12 @@ impl FromStr for BookOrder {
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
     /// The file cannot be read.
-    #[error("cannot read book {path}: {source}")]
+    #[error("cannot read book {path}: {error}")]
     Read {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// An entry is not a legal position or game.
     #[error("book {path}, {location}: {reason}")]
@@ -86,7 +86,7 @@ pub enum BookError {
 /// When the file cannot be read, an entry is not legal in `variant`, or the book is empty.
 pub fn load_book(path: &Path, variant: Variant, max_plies: Option<usize>) -> Result<Vec<Opening>, BookError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| BookError::Read { path: name.clone(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|error| BookError::Read { path: name.clone(), error })?;
     let is_pgn = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"));
     let book = if is_pgn { parse_pgn_book(&text, variant, max_plies) } else { parse_epd(&text, variant) };
     let book = book.map_err(|(location, reason)| BookError::Entry { path: name.clone(), location, reason })?;

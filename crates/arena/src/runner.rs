@@ -49,20 +49,20 @@ pub struct MatchConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum MatchError {
     /// An engine could not be started (or restarted).
-    #[error("engine {label}: {source}")]
+    #[error("engine {label}: {error}")]
     Engine {
         /// `A` or `B`.
         label: char,
         /// Why.
-        source: EngineError,
+        error: EngineError,
     },
     /// The PGN file could not be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {error}")]
     Pgn {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -234,7 +234,7 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
                 .create(true)
                 .append(true)
                 .open(path)
-                .map_err(|source| MatchError::Pgn { path: path.display().to_string(), source })?,
+                .map_err(|error| MatchError::Pgn { path: path.display().to_string(), error })?,
         ),
         None => None,
     };
@@ -285,9 +285,9 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
                         // loses no finished game.
                         let written =
                             file.write_all(write_game(&record, &context).as_bytes()).and_then(|()| file.flush());
-                        if let Err(source) = written {
+                        if let Err(error) = written {
                             let path = config.pgn.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-                            failure.get_or_insert(MatchError::Pgn { path, source });
+                            failure.get_or_insert(MatchError::Pgn { path, error });
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
@@ -365,7 +365,7 @@ impl Seats<'_> {
                 }
             }
             if self.engines[i].is_none() {
-                return Err(MatchError::Engine { label, source: last.expect("an attempt failed") });
+                return Err(MatchError::Engine { label, error: last.expect("an attempt failed") });
             }
         }
         Ok(())

@@ -61,7 +61,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 60, value_name = "S")]
     stall_timeout_s: u64,
     /// Seconds an engine may take to answer `uci` and `isready` at start-up.
-    #[arg(long, default_value_t = 10, value_name = "S")]
+    #[arg(long, default_value_t = 20, value_name = "S")]
     handshake_timeout_s: u64,
     /// Rules: chess, chess960 or shatranj.
     #[arg(long, default_value = "chess")]

@@ -4,6 +4,7 @@
 //! GUIs, cutechess and lichess-bot start it bare, and OpenBench passes UCI commands as
 //! arguments.
 
+mod arena;
 mod data;
 mod perft;
 mod selfplay;
@@ -41,9 +42,11 @@ enum Command {
     /// Inspect and merge opening caches.
     #[command(subcommand)]
     Cache(data::CacheCommand),
+    /// Play games between two engines over UCI, with Elo and an optional SPRT.
+    Match(Box<arena::MatchArgs>),
 }
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "selfplay", "data", "cache", "help"];
+const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "data", "cache", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => report(selfplay::run(&args)),
         Command::Data(command) => report(data::run_data(&command).map(|()| ExitCode::SUCCESS)),
         Command::Cache(command) => report(data::run_cache(&command).map(|()| ExitCode::SUCCESS)),
+        Command::Match(args) => arena::run(*args),
     }
 }
 

@@ -1,0 +1,369 @@
+//! `ferz match`: the real binary plays matches against a second `ferz` process and against a
+//! misbehaving fake engine, and its PGN is read back with `ferz-chess`.
+
+use std::path::Path;
+
+use ferz_chess::{Game, Position, Variant};
+use ferz_tests::{TempDir, run_ferz};
+
+/// The fake engine built from `tests/fake_uci.rs`.
+fn fake(mode: &str) -> String {
+    format!("uci:{} {mode}", env!("CARGO_BIN_EXE_fake-uci"))
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = run_ferz(args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code().unwrap_or(-1), stdout, stderr)
+}
+
+/// A game read back from the PGN, checked move by move.
+struct ReadGame {
+    tags: Vec<(String, String)>,
+    game: Game,
+    result: String,
+}
+
+impl ReadGame {
+    fn tag(&self, key: &str) -> &str {
+        self.tags.iter().find(|(k, _)| k == key).map_or("", |(_, v)| v)
+    }
+}
+
+/// Reads the PGN with its own small parser (not the writer's library) and replays every move
+/// with `ferz-chess`'s SAN reader, so an illegal or mis-written move fails the test.
+fn read_pgn(path: &Path) -> Vec<ReadGame> {
+    let text = std::fs::read_to_string(path).expect("PGN written");
+    let mut games = Vec::new();
+    let mut tags = Vec::new();
+    let mut movetext = String::new();
+    for line in text.lines() {
+        if let Some(tag) = line.strip_prefix('[') {
+            let (key, value) = tag.trim_end_matches(']').split_once(' ').expect("tag");
+            tags.push((key.to_owned(), value.trim_matches('"').to_owned()));
+            continue;
+        }
+        movetext.push_str(line);
+        movetext.push(' ');
+        let last = line.split_whitespace().last().unwrap_or("");
+        if !matches!(last, "1-0" | "0-1" | "1/2-1/2" | "*") {
+            continue;
+        }
+        let tags_done = std::mem::take(&mut tags);
+        let variant = match tags_done.iter().find(|(k, _)| k == "Variant").map(|(_, v)| v.as_str()) {
+            Some("Chess960") => Variant::Chess960,
+            Some("Shatranj") => Variant::Shatranj,
+            None => Variant::Chess,
+            Some(other) => panic!("unexpected variant {other}"),
+        };
+        let start = match tags_done.iter().find(|(k, _)| k == "FEN") {
+            Some((_, fen)) => Position::from_fen(fen, variant).expect("FEN tag is legal"),
+            None => Position::new(variant),
+        };
+        let mut game = Game::new(start);
+        let mut uncommented = String::new();
+        let mut depth = 0;
+        for c in std::mem::take(&mut movetext).chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                c if depth == 0 => uncommented.push(c),
+                _ => {}
+            }
+        }
+        let tokens: Vec<&str> = uncommented.split_whitespace().collect();
+        let (result, moves) = tokens.split_last().expect("result");
+        for san in moves.iter().filter(|t| !t.ends_with('.')) {
+            let m = game.position().parse_san(san).unwrap_or_else(|e| panic!("{e} in {}", game.position().fen()));
+            game.play(m).expect("legal");
+        }
+        games.push(ReadGame { tags: tags_done, game, result: (*result).to_owned() });
+    }
+    games
+}
+
+fn check_games(games: &[ReadGame]) {
+    for g in games {
+        assert_eq!(g.result, g.tag("Result"));
+        assert_eq!(g.game.moves().len().to_string(), g.tag("PlyCount"));
+        if g.tag("Termination") == "normal" {
+            let outcome = g.game.outcome().expect("a game ended by the rules has an outcome");
+            assert_eq!(outcome.result(), g.result);
+        } else {
+            assert!(g.game.outcome().is_none(), "{}", g.tag("Termination"));
+        }
+    }
+}
+
+#[test]
+fn ferz_against_a_second_ferz_process_with_sprt_and_pgn() {
+    let dir = TempDir::new("match-sprt");
+    let pgn = dir.path().join("games.pgn");
+    let pgn_arg = pgn.to_str().unwrap();
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        "ferz",
+        "--engine-b",
+        "ferz",
+        "--option-a",
+        "Hash=8",
+        "--games",
+        "4",
+        "--concurrency",
+        "2",
+        "--nodes",
+        "1500",
+        "--max-plies",
+        "160",
+        "--sprt",
+        "0,10",
+        "--pgn",
+        pgn_arg,
+        "--seed",
+        "7",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("SPRT elo0=0 elo1=10 alpha=0.05 beta=0.05 (normalized Elo), bounds (-2.94, 2.94)"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.matches("Finished game").count(), 4, "{stdout}");
+    let progress: Vec<&str> = stdout.lines().filter(|l| l.starts_with("Games ")).collect();
+    assert_eq!(progress.len(), 2, "{stdout}");
+    assert!(progress[1].starts_with("Games 4/4: +"), "{stdout}");
+    for field in [", score ", ", Elo ", "(LOS ", ", penta [", ", LLR ", "(-2.94, 2.94) [0, 10]"] {
+        assert!(progress[1].contains(field), "{field} in {}", progress[1]);
+    }
+    for line in [
+        "Match finished: 4 of 4 games",
+        "A: ferz",
+        "Score of A vs B: +",
+        "Pentanomial [LL, LD, DD+WL, WD, WW]: [",
+        "SPRT elo0=0",
+        "Endings: ",
+    ] {
+        assert!(stdout.contains(line), "{line} in {stdout}");
+    }
+    assert!(!stdout.contains("illegal"), "{stdout}");
+    let games = read_pgn(&pgn);
+    assert_eq!(games.len(), 4);
+    check_games(&games);
+    // Colour-swapped pairs: the same opening, A white in one game and black in the other.
+    let mut rounds: Vec<&ReadGame> = games.iter().collect();
+    rounds.sort_by_key(|g| g.tag("Round").parse::<u32>().unwrap());
+    for pair in rounds.chunks(2) {
+        assert_eq!(pair[0].tag("White"), pair[1].tag("Black"));
+        assert!(pair[0].tag("White").ends_with("(A)"), "{}", pair[0].tag("White"));
+        assert_eq!(pair[0].game.moves()[..6], pair[1].game.moves()[..6], "six random opening plies shared");
+    }
+}
+
+#[test]
+fn chess960_and_shatranj_games_are_legal_in_both_notations() {
+    for variant in ["chess960", "shatranj"] {
+        let dir = TempDir::new("match-variants");
+        let pgn = dir.path().join("games.pgn");
+        let (code, stdout, stderr) = run(&[
+            "match",
+            "--vs",
+            "ferz",
+            "--games",
+            "2",
+            "--nodes",
+            "800",
+            "--variant",
+            variant,
+            "--max-plies",
+            "80",
+            "--pgn",
+            pgn.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        assert!(!stdout.contains("illegal") && !stdout.contains("disconnects"), "{stdout}");
+        let games = read_pgn(&pgn);
+        assert_eq!(games.len(), 2);
+        check_games(&games);
+        let tag = if variant == "chess960" { "Chess960" } else { "Shatranj" };
+        assert!(games.iter().all(|g| g.tag("Variant") == tag && g.tag("SetUp") == "1"));
+    }
+}
+
+#[test]
+fn an_engine_that_crashes_loses_and_is_restarted() {
+    let dir = TempDir::new("match-crash");
+    let pgn = dir.path().join("games.pgn");
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--engine-b",
+        &fake("crash 2"),
+        "--games",
+        "4",
+        "--nodes",
+        "100",
+        "--max-plies",
+        "40",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("Score of A vs B: +4 =0 -0"), "{stdout}");
+    assert!(stdout.contains("Endings: abandoned 4"), "{stdout}");
+    assert!(stdout.contains("disconnects: the engine exited"), "{stdout}");
+    assert_eq!(stdout.matches("Engine B stopped working; restarting it").count(), 3, "{stdout}");
+    let games = read_pgn(&pgn);
+    assert_eq!(games.len(), 4);
+    check_games(&games);
+    assert!(games.iter().all(|g| g.tag("Termination") == "abandoned"));
+}
+
+#[test]
+fn an_illegal_move_loses_and_is_reported_with_the_move_and_position() {
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake("illegal 1"),
+        "--games",
+        "2",
+        "--nodes",
+        "100",
+        "--max-plies",
+        "40",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // The fake counts searches over its life: only its first move is illegal, in game 1.
+    let line = stdout.lines().find(|l| l.starts_with("Finished game 1 ")).expect("game 1");
+    let expected = "Finished game 1 (fake-uci (A) vs fake-uci (B)): 1-0 {Black makes an illegal move: \"";
+    assert!(line.starts_with(expected), "{line}");
+    // The move, then the position it was played in (after the six random opening plies).
+    assert!(line.contains("\" in ") && line.contains(" b ") && line.ends_with('}'), "{line}");
+    assert!(stdout.contains("Endings: illegal move 1"), "{stdout}");
+}
+
+#[test]
+fn stalls_and_time_losses_lose() {
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake("hang 1"),
+        "--games",
+        "2",
+        "--nodes",
+        "100",
+        "--stall-timeout-s",
+        "1",
+        "--max-plies",
+        "40",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("'s connection stalls (no move in 1 s)"), "{stdout}");
+    assert!(stdout.contains("Engine B stopped working; restarting it"), "{stdout}");
+    assert!(stdout.contains("Score of A vs B: +2 =0 -0"), "{stdout}");
+
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake("slow 1 700"),
+        "--games",
+        "2",
+        "--tc",
+        "0.3+0.05",
+        "--max-plies",
+        "20",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("loses on time"), "{stdout}");
+    assert!(stdout.contains("time forfeit 1"), "{stdout}");
+    // The slow engine answered after `stop`, so it was not restarted.
+    assert!(!stdout.contains("restarting"), "{stdout}");
+}
+
+#[test]
+fn an_engine_that_never_finishes_the_handshake_is_an_error() {
+    let (code, stdout, stderr) =
+        run(&["match", "--vs", &fake("no-uciok"), "--games", "2", "--nodes", "100", "--handshake-timeout-s", "1"]);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(stderr.contains("engine B") && stderr.contains("no uciok"), "{stderr}");
+    let (code, _, stderr) = run(&["match", "--vs", "uci:/nonexistent/engine", "--games", "2"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot start /nonexistent/engine"), "{stderr}");
+    let (code, _, stderr) = run(&["match", "--vs", "ferz", "--option-b", "NoSuchOption=1", "--games", "2"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("has no option \"NoSuchOption\""), "{stderr}");
+    let (code, _, stderr) = run(&["match", "--vs", "ferz", "--sprt", "5,0"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("elo0 (5) must be less than elo1 (0)"), "{stderr}");
+}
+
+#[test]
+fn the_sprt_stops_the_match_when_it_decides() {
+    // B crashes in every game, so every pair is WW; with bounds 0 and 200 normalized Elo the
+    // LLR passes ln(0.95/0.05) = 2.944 at the seventh pair (scripts/sprt_reference.py: 2.936 after
+    // six, 3.426 after seven).
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake("crash 1"),
+        "--games",
+        "100",
+        "--nodes",
+        "100",
+        "--sprt",
+        "0,200,0.05,0.05",
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("Match finished: 14 of 100 games"), "{stdout}");
+    assert!(stdout.contains("penta [0, 0, 0, 0, 7], LLR 3.43 (-2.94, 2.94) [0, 200]"), "{stdout}");
+    assert!(stdout.contains("LLR 3.43 (-2.94, 2.94), H1 accepted"), "{stdout}");
+}
+
+#[test]
+fn book_openings_are_played_once_per_pair_with_colours_swapped() {
+    let dir = TempDir::new("match-book");
+    let book = dir.path().join("book.epd");
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -",
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -",
+        "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq -",
+    ];
+    std::fs::write(&book, fens.iter().map(|f| format!("{f} id \"x\";\n")).collect::<String>()).unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let (code, stdout, stderr) = run(&[
+        "match",
+        "--engine-a",
+        &fake(""),
+        "--vs",
+        &fake(""),
+        "--games",
+        "6",
+        "--nodes",
+        "100",
+        "--max-plies",
+        "10",
+        "--book",
+        book.to_str().unwrap(),
+        "--book-order",
+        "random",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let games = read_pgn(&pgn);
+    check_games(&games);
+    let mut used: Vec<&str> = games.iter().map(|g| g.tag("FEN")).collect();
+    used.sort_unstable();
+    let mut expected: Vec<String> = fens.iter().flat_map(|f| [format!("{f} 0 1"), format!("{f} 0 1")]).collect();
+    expected.sort_unstable();
+    assert_eq!(used, expected);
+}

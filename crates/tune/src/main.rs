@@ -118,6 +118,9 @@ enum Command {
         /// Drop positions whose static evaluation is this far from the search score.
         #[arg(long, default_value_t = 300)]
         max_eval_diff: i32,
+        /// Weight of the game result in the target; the rest is sigmoid(K x search score).
+        #[arg(long, default_value_t = 1.0)]
+        lambda: f64,
         /// Read at most this many lines per file (0: all).
         #[arg(long, default_value_t = 0)]
         limit: usize,
@@ -180,11 +183,15 @@ fn main() -> Result<()> {
             threads,
             max_score,
             max_eval_diff,
+            lambda,
             limit,
             out_rs,
         } => {
             if !(0.0..1.0).contains(&validation_fraction) {
                 bail!("--validation-fraction must be in [0, 1)");
+            }
+            if !(0.0..=1.0).contains(&lambda) {
+                bail!("--lambda must be in [0, 1]");
             }
             // Chess960 shares the chess weights.
             let variant = match Variant::from(variant) {
@@ -202,6 +209,7 @@ fn main() -> Result<()> {
                 threads,
                 max_score,
                 max_eval_diff,
+                lambda,
                 limit,
                 out_rs,
                 command: command.join(" "),

@@ -9,7 +9,8 @@
 //! quadratic and capped, drawish endings are scaled, taper rounds), so the tuner linearises it
 //! numerically: for each weight `j` and position `i` the coefficient is
 //! `(eval(w + step_j e_j) - eval(w)) / step_j`, kept only where it is not zero. Adam then
-//! minimises the loss of that linear model in memory, the weights are rounded to integers,
+//! minimises the loss of that linear model in memory (stopping early where the same model's
+//! loss on the validation positions was lowest), the weights are rounded to integers,
 //! and the process repeats around the new weights for a few rounds so that the nonlinear terms
 //! are followed. After every round the exact loss is measured with the real evaluation, on the
 //! training positions and on a held-out validation slice; the round with the lowest validation
@@ -49,6 +50,9 @@ pub struct TuneConfig {
     /// Drop positions whose static evaluation and search score differ by more than this
     /// (tactics the evaluation cannot see).
     pub max_eval_diff: i32,
+    /// Weight of the game result in the training target; the rest is `sigmoid(K × score)` of
+    /// the search score (1: pure Texel tuning against results).
+    pub lambda: f64,
     /// Use at most this many positions per file (0: all).
     pub limit: usize,
     /// Where to write the tuned weights as Rust source.
@@ -64,6 +68,8 @@ pub struct Sample {
     pub pos: Position,
     /// The game result, white-relative.
     pub result: f64,
+    /// The search score in centipawns, white-relative.
+    pub score: i32,
 }
 
 /// Reasons positions were dropped while loading.
@@ -114,7 +120,7 @@ fn load(config: &TuneConfig, weights: &Weights) -> Result<(Vec<Sample>, Vec<Samp
                 dropped.not_quiet += 1;
                 continue;
             }
-            let sample = Sample { pos, result: record.result };
+            let sample = Sample { pos, result: record.result, score: record.score };
             if index < split { train.push(sample) } else { valid.push(sample) }
         }
     }
@@ -212,25 +218,48 @@ impl Linear {
         let base: Vec<i32> = positions.iter().map(|p| evaluate_with_params(p, weights)).collect();
         let count = x0.len();
         let threads = threads.clamp(1, count.max(1));
-        // Each thread perturbs its own weights one at a time and evaluates every position; the
-        // (position, weight, coefficient) triples are then sorted into rows.
+        // A piece-square entry can only matter where such a piece stands on that square (for
+        // black, the mirrored one): index the positions by the entries they occupy, so that
+        // the three quarters of the weights that are piece-square entries are measured on a
+        // few per cent of the positions each.
+        let mut occupants: Vec<Vec<u32>> = vec![Vec::new(); 6 * 64];
+        for (i, p) in positions.iter().enumerate() {
+            let board = p.board();
+            for sq in board.occupied() {
+                if let Some(piece) = board.piece_at(sq) {
+                    let relative = if piece.color.is_white() { sq.index() } else { sq.index() ^ 56 };
+                    let entry = piece.role.index() * 64 + relative;
+                    if occupants[entry].last() != Some(&(i as u32)) {
+                        occupants[entry].push(i as u32);
+                    }
+                }
+            }
+        }
+        let all: Vec<u32> = (0..positions.len() as u32).collect();
+        // Each thread perturbs its own weights one at a time and evaluates the positions where
+        // that weight may matter; the (position, weight, coefficient) triples are then sorted
+        // into rows.
         let triples: Vec<Vec<(u32, u32, f32)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
-                    let (x0, names, base) = (&x0, &names, &base);
+                    let (x0, names, base, occupants, all) = (&x0, &names, &base, &occupants, &all);
                     let mut w = weights.clone();
                     scope.spawn(move || {
                         let mut out = Vec::new();
                         let mut x = x0.clone();
                         for j in (t..count).step_by(threads) {
                             let step = step_for(names[j].ends_with(".mg") || names[j].ends_with(".eg"), x0[j]);
+                            let rows = match w.psqt_entry(j) {
+                                Some((role, sq)) => &occupants[role.index() * 64 + sq.index()],
+                                None => all,
+                            };
                             x[j] = x0[j] + step;
                             w.set(&x);
                             x[j] = x0[j];
-                            for (i, (p, &b)) in positions.iter().zip(base).enumerate() {
-                                let d = evaluate_with_params(p, &w) - b;
+                            for &i in rows {
+                                let d = evaluate_with_params(&positions[i as usize], &w) - base[i as usize];
                                 if d != 0 {
-                                    out.push((i as u32, j as u32, d as f32 / step as f32));
+                                    out.push((i, j as u32, d as f32 / step as f32));
                                 }
                             }
                         }
@@ -302,16 +331,45 @@ impl Linear {
     }
 
     /// Runs `epochs` full-batch Adam steps from `x0`, the step size falling linearly from
-    /// `learning_rate` to a tenth of it, and returns the weights and the model's final loss.
+    /// `learning_rate` to a tenth of it, and returns the weights and the model's loss there.
+    ///
+    /// With a validation model (the same weights measured on held-out positions), the loss on
+    /// it is checked every epoch and the weights where it was lowest are returned: early
+    /// stopping, the guard against fitting the noise of a few thousand games.
     #[must_use]
-    pub fn adam(&self, results: &[f64], k: f64, epochs: usize, learning_rate: f64) -> (Vec<f64>, f64) {
+    pub fn adam(
+        &self,
+        results: &[f64],
+        k: f64,
+        epochs: usize,
+        learning_rate: f64,
+        validation: Option<(&Linear, &[f64])>,
+    ) -> (Vec<f64>, f64) {
         let (beta1, beta2, epsilon) = (0.9, 0.999, 1e-12);
         let mut x = self.x0.clone();
         let mut grad = vec![0.0; x.len()];
+        let mut scratch = vec![0.0; x.len()];
         let (mut m, mut v) = (vec![0.0; x.len()], vec![0.0; x.len()]);
-        let mut last = f64::NAN;
+        let validation_loss = |x: &[f64], scratch: &mut [f64]| {
+            validation.filter(|(_, r)| !r.is_empty()).map(|(model, r)| model.loss_and_gradient(x, r, k, scratch))
+        };
+        let start_loss = self.loss_and_gradient(&x, results, k, &mut grad);
+        let mut best: Option<(f64, Vec<f64>, f64)> =
+            validation_loss(&x, &mut scratch).map(|l| (l, x.clone(), start_loss));
         for epoch in 0..epochs {
-            last = self.loss_and_gradient(&x, results, k, &mut grad);
+            let train_loss = self.loss_and_gradient(&x, results, k, &mut grad);
+            let valid_loss = validation_loss(&x, &mut scratch);
+            if epoch % 50 == 0 {
+                eprintln!(
+                    "  epoch {epoch}: model loss train {train_loss:.6}, validation {:.6}",
+                    valid_loss.unwrap_or(f64::NAN)
+                );
+            }
+            if let Some(l) = valid_loss
+                && best.as_ref().is_some_and(|b| l < b.0)
+            {
+                best = Some((l, x.clone(), train_loss));
+            }
             let t = epoch as i32 + 1;
             let lr = learning_rate * (1.0 - 0.9 * epoch as f64 / epochs.max(1) as f64);
             for j in 0..x.len() {
@@ -322,7 +380,11 @@ impl Linear {
                 x[j] -= lr * m_hat / (v_hat.sqrt() + epsilon);
             }
         }
-        (x, last)
+        let final_loss = self.loss_and_gradient(&x, results, k, &mut grad);
+        match (validation_loss(&x, &mut scratch), best) {
+            (Some(l), Some(b)) if b.0 <= l => (b.1, b.2),
+            _ => (x, final_loss),
+        }
     }
 }
 
@@ -375,78 +437,126 @@ pub fn run(config: &TuneConfig) -> Result<()> {
     let train_results: Vec<f64> = train.iter().map(|s| s.result).collect();
     let valid_results: Vec<f64> = valid.iter().map(|s| s.result).collect();
     let positions: Vec<Position> = train.iter().map(|s| s.pos).collect();
+    let valid_positions: Vec<Position> = valid.iter().map(|s| s.pos).collect();
 
     let k = fit_k(&evals(&train, &weights), &train_results);
-    let train_before = loss(&evals(&train, &weights), &train_results, k);
-    let valid_before = loss(&evals(&valid, &weights), &valid_results, k);
+    // A few thousand games give few independent results for a thousand weights; mixing in the
+    // search score, which differs from position to position, is what keeps the fit from
+    // learning the noise of single games.
+    let target = |s: &Sample| config.lambda * s.result + (1.0 - config.lambda) * sigmoid(k * f64::from(s.score));
+    let train_targets: Vec<f64> = train.iter().map(target).collect();
+    let valid_targets: Vec<f64> = valid.iter().map(target).collect();
+    let losses = |weights: &Weights| {
+        let (t, v) = (evals(&train, weights), evals(&valid, weights));
+        [
+            loss(&t, &train_results, k),
+            loss(&v, &valid_results, k),
+            loss(&t, &train_targets, k),
+            loss(&v, &valid_targets, k),
+        ]
+    };
+    let before = losses(&weights);
     eprintln!(
-        "{} weights; K = {k:.6} per centipawn; loss before: train {train_before:.6}, validation {valid_before:.6}",
-        names.len()
+        "{} weights; K = {k:.6} per centipawn; loss against results before: train {:.6}, validation {:.6}; \
+         against the targets (lambda {}): train {:.6}, validation {:.6}",
+        names.len(),
+        before[0],
+        before[1],
+        config.lambda,
+        before[2],
+        before[3]
     );
 
-    let mut best = (valid_before, train_before, weights.get());
+    // The best round by validation loss against the training target.
+    let mut best = (before, weights.get());
+    let summary = Summary { k, before, train: train.len(), valid: valid.len() };
     for round in 1..=config.rounds {
         let t = Instant::now();
         let model = Linear::measure(&positions, &weights, config.threads);
+        let valid_model = Linear::measure(&valid_positions, &weights, config.threads);
         let measured = t.elapsed().as_secs_f64();
-        let (x, model_loss) = model.adam(&train_results, k, config.epochs, config.learning_rate);
+        let validation = Some((&valid_model, valid_targets.as_slice()));
+        let (x, model_loss) = model.adam(&train_targets, k, config.epochs, config.learning_rate, validation);
         let values = round_weights(&x, &names);
         weights.set(&values);
-        let train_loss = loss(&evals(&train, &weights), &train_results, k);
-        let valid_loss = loss(&evals(&valid, &weights), &valid_results, k);
+        let after = losses(&weights);
         eprintln!(
             "round {round}: {} coefficients ({:.1} per position) measured in {measured:.0} s; model loss \
-             {model_loss:.6}; exact loss: train {train_loss:.6}, validation {valid_loss:.6} ({:.0} s)",
+             {model_loss:.6}; exact loss against results: train {:.6}, validation {:.6}; against the targets: \
+             train {:.6}, validation {:.6} ({:.0} s)",
             model.nonzeros(),
             model.nonzeros() as f64 / positions.len() as f64,
+            after[0],
+            after[1],
+            after[2],
+            after[3],
             t.elapsed().as_secs_f64()
         );
-        if valid.is_empty() || valid_loss < best.0 {
-            best = (valid_loss, train_loss, values);
+        if valid.is_empty() || after[3] < best.0[3] {
+            best = (after, values);
+            // Written after every better round, so that a long run can be stopped early.
+            write_source(config, &best, &summary)?;
         }
     }
-    weights.set(&best.2);
-    let changed = best.2.iter().zip(Weights::defaults(config.variant).get()).filter(|(a, b)| *a != b).count();
+    let changed = best.1.iter().zip(Weights::defaults(config.variant).get()).filter(|(a, b)| *a != b).count();
     eprintln!(
-        "best: train {:.6}, validation {:.6}; {changed} of {} weights changed; {:.0} s in all",
-        best.1,
-        best.0,
+        "best: against results train {:.6}, validation {:.6}; {changed} of {} weights changed; {:.0} s in all",
+        best.0[0],
+        best.0[1],
         names.len(),
         start.elapsed().as_secs_f64()
     );
-
-    if let Some(out) = &config.out_rs {
-        let files: Vec<String> = config
-            .data
-            .iter()
-            .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into_owned()))
-            .collect();
-        let what = if config.variant.is_shatranj() { "Shatranj" } else { "chess and Chess960" };
-        let title = if config.rounds == 0 {
-            format!("Weights of the {what} evaluation, not tuned: the starting weights rendered as source.")
-        } else {
-            format!("Tuned weights of the {what} evaluation: generated source, do not edit by hand.")
-        };
-        let header = vec![
-            title,
-            String::new(),
-            format!("Generated on {} by `{}`", today(), config.command),
-            format!(
-                "from {} ({} training and {} validation positions after filtering).",
-                files.join(", "),
-                train.len(),
-                valid.len()
-            ),
-            format!(
-                "K = {k:.6} per centipawn. Mean squared error against game results: training {train_before:.6} -> \
-                 {:.6}, validation {valid_before:.6} -> {:.6}.",
-                best.1, best.0
-            ),
-            "How the data was made and how to redo this: docs/tuning.md.".to_string(),
-        ];
-        std::fs::write(out, weights.to_rust(&header)).with_context(|| format!("writing {}", out.display()))?;
-        eprintln!("wrote {}", out.display());
+    if config.rounds == 0 {
+        write_source(config, &best, &summary)?;
     }
+    Ok(())
+}
+
+/// What the generated file's header reports besides the final losses.
+struct Summary {
+    k: f64,
+    /// Losses of the starting weights: against results (training, validation), then against
+    /// the targets.
+    before: [f64; 4],
+    train: usize,
+    valid: usize,
+}
+
+/// Writes `best` (losses as in [`Summary::before`], weights) as Rust source to `--out-rs`.
+fn write_source(config: &TuneConfig, best: &([f64; 4], Vec<i32>), summary: &Summary) -> Result<()> {
+    let Some(out) = &config.out_rs else { return Ok(()) };
+    let mut weights = Weights::defaults(config.variant);
+    weights.set(&best.1);
+    let files: Vec<String> = config
+        .data
+        .iter()
+        .map(|p| p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into_owned()))
+        .collect();
+    let what = if config.variant.is_shatranj() { "Shatranj" } else { "chess and Chess960" };
+    let title = if config.rounds == 0 {
+        format!("Weights of the {what} evaluation, not tuned: the starting weights rendered as source.")
+    } else {
+        format!("Tuned weights of the {what} evaluation: generated source, do not edit by hand.")
+    };
+    let Summary { k, before, train, valid } = summary;
+    let header = vec![
+        title,
+        String::new(),
+        format!("Generated on {} by `{}`", today(), config.command),
+        format!("from {} ({train} training and {valid} validation positions after filtering).", files.join(", ")),
+        format!(
+            "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid(K x search score).",
+            config.lambda,
+            1.0 - config.lambda
+        ),
+        format!(
+            "Mean squared error against game results: training {:.6} -> {:.6}, validation {:.6} -> {:.6}.",
+            before[0], best.0[0], before[1], best.0[1]
+        ),
+        "How the data was made and how to redo this: docs/tuning.md.".to_string(),
+    ];
+    std::fs::write(out, weights.to_rust(&header)).with_context(|| format!("writing {}", out.display()))?;
+    eprintln!("wrote {}", out.display());
     Ok(())
 }
 
@@ -521,7 +631,7 @@ mod tests {
         }
         let k = 0.004;
         let before = loss(&model.base, &results, k);
-        let (x, _) = model.adam(&results, k, 50, 2.0);
+        let (x, _) = model.adam(&results, k, 50, 2.0, None);
         let mut tuned = weights.clone();
         tuned.set(&round_weights(&x, &weights.names()));
         let after: Vec<f64> = positions.iter().map(|p| f64::from(evaluate_with_params(p, &tuned))).collect();

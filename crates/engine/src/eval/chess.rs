@@ -11,14 +11,15 @@
 //!
 //! # Where the weights come from
 //!
-//! None of the weights below has been tuned for ferz yet. The material values and the
-//! piece-square tables are Ronald Friederich's published PeSTO values (tuned by him with
-//! Texel's method for a material + PST-only evaluation; they are numbers, reproduced here as
-//! facts). Every other weight was set by hand from common chess-programming practice, kept
-//! deliberately small because PeSTO's tables already absorb part of what mobility and passed
-//! pawns measure (for instance its endgame pawn table pays about +1.8 pawns for any pawn on the
-//! seventh rank). All weights sit in one [`Params`] table so that a Texel tuner can replace them
-//! wholesale.
+//! The weights in use are generated source, `chess_weights.rs`, written by the Texel tuner
+//! `ferz-tune` (see `docs/tuning.md`): every middlegame and endgame half of every score below,
+//! plus the king-danger percentages and cap, the passed-pawn king distances and the tempo,
+//! were fitted to the results of ferz self-play games. The tuner started from Ronald
+//! Friederich's published PeSTO material values and piece-square tables (numbers, reproduced as
+//! facts) and hand-set values for every other term, chosen small because PeSTO's tables
+//! already absorb part of what mobility and passed pawns measure. The king-attack unit weights
+//! and the divisors are not tuned: they enter squared or as divisors, where one unit is a large
+//! jump.
 
 use ferz_chess::attacks::{bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks};
 use ferz_chess::{Bitboard, Board, Color, Position, Role, Square};

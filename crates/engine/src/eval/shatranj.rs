@@ -17,11 +17,14 @@
 //!
 //! # Where the weights come from
 //!
-//! Nothing here is tuned yet. The piece values follow the ratios of Fairy-Stockfish's classical
-//! (pre-NNUE) values for these pieces (pawn 126/208, knight 781/854, ferz 420/450, alfil
-//! 350/330, rook 1276/1380 in its units) brought to a 100-centipawn pawn; the piece-square
-//! tables and every other weight were set by hand. All weights sit in one [`Params`] table for
-//! a later tuner.
+//! The weights in use are generated source, `shatranj_weights.rs`, written by the Texel tuner
+//! `ferz-tune` from Shatranj self-play games (see `docs/tuning.md` and the file's header, which
+//! says whether the tuned set won its verification match). The starting point: piece values
+//! following the ratios of Fairy-Stockfish's classical (pre-NNUE) values for these pieces (pawn
+//! 126/208, knight 781/854, ferz 420/450, alfil 350/330, rook 1276/1380 in its units) brought to
+//! a 100-centipawn pawn, and piece-square tables and every other weight set by hand. The
+//! king-attack unit weights, the divisor, the bare-king score and the mop-up thresholds are not
+//! tuned: they enter squared, divide, or switch terms on and off.
 
 use ferz_chess::attacks::{alfil_attacks, ferz_attacks, king_attacks, knight_attacks, rook_attacks};
 use ferz_chess::{Bitboard, Board, Color, Position, Role, Square};

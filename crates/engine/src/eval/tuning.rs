@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use ferz_chess::{Position, Square, Variant};
+use ferz_chess::{Position, Role, Square, Variant};
 
 use super::{S, Score, chess, shatranj};
 
@@ -85,6 +85,16 @@ impl Weights {
         let mut names = Names(Vec::new());
         self.visit_copy(&mut names);
         names.0
+    }
+
+    /// The piece and square (from white's side; black pieces use the vertically mirrored
+    /// square) of tunable weight `index` when it is a piece-square entry, so that a tuner can
+    /// skip positions where it cannot matter. Both evaluations start with their piece-square
+    /// tables, a middlegame and an endgame half per entry.
+    #[must_use]
+    pub fn psqt_entry(&self, index: usize) -> Option<(Role, Square)> {
+        let entry = index / 2;
+        (entry < 6 * 64).then(|| (Role::ALL[entry / 64], Square::new((entry % 64) as u32).expect("64 squares")))
     }
 
     /// The tunable weights as one vector, in [`Weights::names`] order.
@@ -337,6 +347,20 @@ mod tests {
             assert_eq!(w.get(), changed);
             w.set(&values);
             assert_eq!(w.get(), values);
+        }
+    }
+
+    #[test]
+    fn psqt_entries_match_their_names() {
+        for variant in [Variant::Chess, Variant::Shatranj] {
+            let w = Weights::defaults(variant);
+            for (index, name) in w.names().iter().enumerate() {
+                match w.psqt_entry(index) {
+                    Some((_, square)) => assert!(name.starts_with("psqt[") && name.contains(&format!("][{square}]"))),
+                    None => assert!(!name.starts_with("psqt["), "{name}"),
+                }
+            }
+            assert_eq!(w.psqt_entry(2 * 64 + 1), Some((Role::Knight, Square::A1)));
         }
     }
 

@@ -10,10 +10,17 @@
 //! scores.
 //!
 //! Both evaluations work on packed middlegame/endgame pairs (`Score`, written `S(mg, eg)`) and
-//! keep every weight in one `Params` table per variant so that a tuner can later replace them.
+//! keep every weight in one `Params` table per variant. The tables in use are generated source
+//! (`chess_weights.rs`, `shatranj_weights.rs`) written by the Texel tuner `ferz-tune`, which sees
+//! the weights through the `tuning` module (cargo feature `tuning`, off by default); see
+//! `docs/tuning.md`.
 
 mod chess;
+mod chess_weights;
 mod shatranj;
+mod shatranj_weights;
+#[cfg(feature = "tuning")]
+pub mod tuning;
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -105,12 +112,6 @@ impl Score {
     #[inline(always)]
     pub(crate) const fn eg(self) -> i32 {
         ((self.0.wrapping_add(0x8000) as u32 >> 16) as u16) as i16 as i32
-    }
-
-    /// `self` in const context, added to `other` (tables are built by `const fn`).
-    #[must_use]
-    pub(crate) const fn plus(self, other: Score) -> Score {
-        Score(self.0.wrapping_add(other.0))
     }
 
     /// Blends the two halves by game phase: `phase == max` is pure middlegame, `0` pure endgame.
@@ -292,19 +293,6 @@ pub(crate) const fn relative_index(color: Color, sq: Square) -> usize {
         Color::White => sq.index(),
         Color::Black => sq.index() ^ 56,
     }
-}
-
-/// Builds a white-oriented (a1 = index 0) table of `S(material + mg, material + eg)` from two
-/// tables written the way one reads a diagram, rank 8 first.
-pub(crate) const fn psqt_from_diagram(material: Score, mg: &[i32; 64], eg: &[i32; 64]) -> [Score; 64] {
-    let mut table = [Score::ZERO; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        // Diagram index 0 is a8, so the white square `sq` is diagram square `sq ^ 56`.
-        table[sq] = material.plus(S(mg[sq ^ 56], eg[sq ^ 56]));
-        sq += 1;
-    }
-    table
 }
 
 #[cfg(test)]

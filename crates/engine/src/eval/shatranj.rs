@@ -17,19 +17,24 @@
 //!
 //! # Where the weights come from
 //!
-//! Nothing here is tuned yet. The piece values follow the ratios of Fairy-Stockfish's classical
-//! (pre-NNUE) values for these pieces (pawn 126/208, knight 781/854, ferz 420/450, alfil
-//! 350/330, rook 1276/1380 in its units) brought to a 100-centipawn pawn; the piece-square
-//! tables and every other weight were set by hand. All weights sit in one [`Params`] table for
-//! a later tuner.
+//! The weights in use are generated source, `shatranj_weights.rs`, written by the Texel tuner
+//! `ferz-tune` from Shatranj self-play games (see `docs/tuning.md` and the file's header, which
+//! says whether the tuned set won its verification match). The starting point: piece values
+//! following the ratios of Fairy-Stockfish's classical (pre-NNUE) values for these pieces (pawn
+//! 126/208, knight 781/854, ferz 420/450, alfil 350/330, rook 1276/1380 in its units) brought to
+//! a 100-centipawn pawn, and piece-square tables and every other weight set by hand. The
+//! king-attack unit weights, the divisor, the bare-king score and the mop-up thresholds are not
+//! tuned: they enter squared, divide, or switch terms on and off.
 
 use ferz_chess::attacks::{alfil_attacks, ferz_attacks, king_attacks, knight_attacks, rook_attacks};
 use ferz_chess::{Bitboard, Board, Color, Position, Role, Square};
 
 use super::{
     EVAL_LIMIT, S, Score, distance, east, fill_files, fill_forward, forward, passed_pawns, pawn_attack_set,
-    psqt_from_diagram, relative_index, relative_rank, west,
+    relative_index, relative_rank, west,
 };
+
+use super::shatranj_weights::PARAMS;
 
 /// Material for exchange decisions in the search, by role: pawn, knight, alfil, rook, ferz, king.
 pub(super) const PIECE_VALUES: [i32; 6] = [100, 320, 130, 520, 170, 0];
@@ -99,189 +104,41 @@ pub(super) struct Params {
     pub tempo: i32,
 }
 
-// Piece-square tables by hand, written as diagrams (rank 8 first, white moving up).
-
-#[rustfmt::skip]
-const PAWN_MG: [i32; 64] = [
-      0,   0,   0,   0,   0,   0,   0,   0,
-     35,  35,  38,  40,  40,  38,  35,  35,
-     22,  24,  28,  32,  32,  28,  24,  22,
-     10,  13,  17,  22,  22,  17,  13,  10,
-      4,   7,  11,  16,  16,  11,   7,   4,
-      0,   2,   5,   9,   9,   5,   2,   0,
-      0,   0,   0,  -4,  -4,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-];
-
-#[rustfmt::skip]
-const PAWN_EG: [i32; 64] = [
-      0,   0,   0,   0,   0,   0,   0,   0,
-     55,  55,  55,  55,  55,  55,  55,  55,
-     32,  32,  32,  32,  32,  32,  32,  32,
-     18,  18,  18,  18,  18,  18,  18,  18,
-      8,   8,   8,   8,   8,   8,   8,   8,
-      2,   2,   2,   2,   2,   2,   2,   2,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-];
-
-#[rustfmt::skip]
-const KNIGHT: [i32; 64] = [
-    -30, -20, -12, -10, -10, -12, -20, -30,
-    -18,  -4,   4,   8,   8,   4,  -4, -18,
-    -12,   2,  12,  16,  16,  12,   2, -12,
-    -10,   4,  14,  18,  18,  14,   4, -10,
-    -10,   2,  12,  16,  16,  12,   2, -10,
-    -12,   0,   8,  10,  10,   8,   0, -12,
-    -20,  -8,   0,   2,   2,   0,  -8, -20,
-    -30, -20, -12, -10, -10, -12, -20, -30,
-];
-
-/// The ferz changes square colour never and moves one step, so a central post counts.
-#[rustfmt::skip]
-const FERZ: [i32; 64] = [
-    -15, -10,  -5,  -5,  -5,  -5, -10, -15,
-    -10,   0,   5,   6,   6,   5,   0, -10,
-     -5,   5,  10,  14,  14,  10,   5,  -5,
-     -5,   5,  12,  16,  16,  12,   5,  -5,
-     -5,   5,  12,  15,  15,  12,   5,  -5,
-     -5,   3,   8,  10,  10,   8,   3,  -5,
-    -10,   0,   3,   3,   3,   3,   0, -10,
-    -15, -10,  -5,  -5,  -5,  -5, -10, -15,
-];
-
-/// An alfil reaches only 8 squares; the central ones of its lattice (c3, e3, c5, ...) see the
-/// most of the board.
-#[rustfmt::skip]
-const ALFIL: [i32; 64] = [
-    -10,  -8,  -6,  -5,  -5,  -6,  -8, -10,
-     -8,  -2,   0,   2,   2,   0,  -2,  -8,
-     -6,   0,   6,   8,   8,   6,   0,  -6,
-     -5,   2,   8,  10,  10,   8,   2,  -5,
-     -5,   2,   8,  10,  10,   8,   2,  -5,
-     -6,   0,   6,   8,   8,   6,   0,  -6,
-     -8,  -2,   0,   2,   2,   0,  -2,  -8,
-    -10,  -8,  -6,  -5,  -5,  -6,  -8, -10,
-];
-
-#[rustfmt::skip]
-const ROOK_MG: [i32; 64] = [
-      4,   4,   6,   8,   8,   6,   4,   4,
-     12,  14,  14,  15,  15,  14,  14,  12,
-      0,   2,   4,   5,   5,   4,   2,   0,
-     -2,   0,   2,   3,   3,   2,   0,  -2,
-     -2,   0,   2,   3,   3,   2,   0,  -2,
-     -2,   0,   2,   3,   3,   2,   0,  -2,
-     -4,  -2,   0,   1,   1,   0,  -2,  -4,
-     -4,  -2,   2,   4,   4,   2,  -2,  -4,
-];
-
-#[rustfmt::skip]
-const ROOK_EG: [i32; 64] = [
-      2,   2,   2,   2,   2,   2,   2,   2,
-     10,  10,  10,  10,  10,  10,  10,  10,
-      2,   2,   2,   2,   2,   2,   2,   2,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-      0,   0,   0,   0,   0,   0,   0,   0,
-     -2,  -2,  -2,  -2,  -2,  -2,  -2,  -2,
-     -4,  -4,  -4,  -4,  -4,  -4,  -4,  -4,
-];
-
-/// The middlegame king stays home behind its pawns; rooks and knights are what attack it.
-#[rustfmt::skip]
-const KING_MG: [i32; 64] = [
-    -40, -40, -40, -40, -40, -40, -40, -40,
-    -35, -35, -35, -35, -35, -35, -35, -35,
-    -30, -30, -30, -30, -30, -30, -30, -30,
-    -25, -25, -25, -25, -25, -25, -25, -25,
-    -20, -20, -20, -20, -20, -20, -20, -20,
-    -10, -10, -12, -14, -14, -12, -10, -10,
-      0,   0,  -4,  -6,  -6,  -4,   0,   0,
-      5,  10,   8,   2,   2,   8,  10,   5,
-];
-
-/// In the ending the king is a strong piece and belongs in the centre.
-#[rustfmt::skip]
-const KING_EG: [i32; 64] = [
-    -40, -28, -20, -16, -16, -20, -28, -40,
-    -28, -12,  -4,   0,   0,  -4, -12, -28,
-    -20,  -4,   8,  12,  12,   8,  -4, -20,
-    -16,   0,  12,  20,  20,  12,   0, -16,
-    -16,   0,  12,  20,  20,  12,   0, -16,
-    -20,  -4,   8,  12,  12,   8,  -4, -20,
-    -28, -12,  -4,   0,   0,  -4, -12, -28,
-    -40, -28, -20, -16, -16, -20, -28, -40,
-];
-
-/// Material by role, middlegame and endgame: pawn, knight, alfil, rook, ferz, king.
-const MATERIAL: [Score; 6] = [S(90, 105), S(315, 330), S(135, 125), S(500, 540), S(165, 175), S(0, 0)];
-
-const fn shatranj_psqt() -> [[Score; 64]; 6] {
-    [
-        psqt_from_diagram(MATERIAL[0], &PAWN_MG, &PAWN_EG),
-        psqt_from_diagram(MATERIAL[1], &KNIGHT, &KNIGHT),
-        psqt_from_diagram(MATERIAL[2], &ALFIL, &ALFIL),
-        psqt_from_diagram(MATERIAL[3], &ROOK_MG, &ROOK_EG),
-        psqt_from_diagram(MATERIAL[4], &FERZ, &FERZ),
-        psqt_from_diagram(MATERIAL[5], &KING_MG, &KING_EG),
-    ]
+#[cfg(feature = "tuning")]
+impl Params {
+    /// Hands every field to `v` in declaration order (the order of the generated source).
+    pub(super) fn visit(&mut self, v: &mut dyn super::tuning::Visitor) {
+        use super::tuning::Shape::{Array, Psqt, Scalar};
+        use std::slice::from_mut as one;
+        v.scores("psqt", Psqt(&["pawn", "knight", "alfil", "rook", "ferz", "king"]), self.psqt.as_flattened_mut());
+        v.scores("mobility_knight", Array, &mut self.mobility_knight);
+        v.scores("mobility_rook", Array, &mut self.mobility_rook);
+        v.scores("rook_open", Scalar, one(&mut self.rook_open));
+        v.scores("rook_half_open", Scalar, one(&mut self.rook_half_open));
+        v.scores("doubled", Scalar, one(&mut self.doubled));
+        v.scores("isolated", Scalar, one(&mut self.isolated));
+        v.scores("supported", Scalar, one(&mut self.supported));
+        v.scores("phalanx", Scalar, one(&mut self.phalanx));
+        v.scores("passed", Array, &mut self.passed);
+        v.scores("passed_free", Array, &mut self.passed_free);
+        v.ints("passed_king_their", Scalar, one(&mut self.passed_king_their), true);
+        v.ints("passed_king_own", Scalar, one(&mut self.passed_king_own), true);
+        // Attack units are squared and the thresholds and the bare-king score are not smooth in
+        // their value: they stay as set by hand.
+        v.ints("king_attack_weight", Array, &mut self.king_attack_weight, false);
+        v.ints("king_danger_divisor", Scalar, one(&mut self.king_danger_divisor), false);
+        v.ints("king_danger_max", Scalar, one(&mut self.king_danger_max), true);
+        v.ints("bare_king_win", Scalar, one(&mut self.bare_king_win), false);
+        v.ints("last_piece_hanging", Scalar, one(&mut self.last_piece_hanging), true);
+        v.ints("last_piece_attacked", Scalar, one(&mut self.last_piece_attacked), true);
+        v.ints("mop_up_min_lead", Scalar, one(&mut self.mop_up_min_lead), false);
+        v.ints("mop_up_max_phase", Scalar, one(&mut self.mop_up_max_phase), false);
+        v.ints("mop_up_edge", Scalar, one(&mut self.mop_up_edge), true);
+        v.ints("mop_up_kings_close", Scalar, one(&mut self.mop_up_kings_close), true);
+        v.ints("mop_up_king_restricted", Scalar, one(&mut self.mop_up_king_restricted), true);
+        v.ints("tempo", Scalar, one(&mut self.tempo), true);
+    }
 }
-
-/// The weights in use.
-pub(super) static PARAMS: Params = Params {
-    psqt: shatranj_psqt(),
-    mobility_knight: [
-        S(-30, -35),
-        S(-18, -22),
-        S(-8, -10),
-        S(-2, -3),
-        S(3, 3),
-        S(7, 7),
-        S(10, 10),
-        S(12, 12),
-        S(14, 14),
-    ],
-    mobility_rook: [
-        S(-30, -40),
-        S(-20, -28),
-        S(-12, -18),
-        S(-6, -10),
-        S(-2, -4),
-        S(2, 2),
-        S(5, 7),
-        S(8, 11),
-        S(10, 15),
-        S(12, 18),
-        S(14, 21),
-        S(15, 23),
-        S(16, 25),
-        S(17, 26),
-        S(18, 27),
-    ],
-    rook_open: S(25, 10),
-    rook_half_open: S(12, 6),
-    doubled: S(-8, -14),
-    isolated: S(-8, -8),
-    supported: S(8, 6),
-    phalanx: S(5, 4),
-    passed: [S(0, 0), S(0, 0), S(2, 4), S(5, 10), S(10, 18), S(15, 26), S(20, 34), S(0, 0)],
-    passed_free: [S(0, 0), S(0, 0), S(0, 1), S(0, 3), S(1, 6), S(2, 10), S(3, 15), S(0, 0)],
-    passed_king_their: 2,
-    passed_king_own: 1,
-    king_attack_weight: [0, 2, 1, 3, 1, 0],
-    king_danger_divisor: 6,
-    king_danger_max: 250,
-    bare_king_win: 3000,
-    last_piece_hanging: 700,
-    last_piece_attacked: 60,
-    mop_up_min_lead: 150,
-    mop_up_max_phase: 12,
-    mop_up_edge: 10,
-    mop_up_kings_close: 4,
-    mop_up_king_restricted: 8,
-    tempo: 10,
-};
 
 /// Scores a Shatranj position for the side to move with the weights in use.
 #[inline(always)]

@@ -1,0 +1,219 @@
+//! `ferz-tune`: the developer tool that makes the evaluation weights.
+//!
+//! `ferz-tune gen` plays the engine against itself and writes positions with their search
+//! score and game result; `ferz-tune tune` fits the evaluation weights to such data (Texel's
+//! method) and writes them as Rust source. See `docs/tuning.md`.
+
+mod data;
+mod rng;
+mod selfplay;
+mod tune;
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use ferz_chess::Variant;
+
+#[derive(Parser)]
+#[command(name = "ferz-tune", about = "Self-play data generation and Texel tuning for ferz")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The rule sets, as the command line names them.
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum VariantArg {
+    Chess,
+    Chess960,
+    Shatranj,
+}
+
+impl From<VariantArg> for Variant {
+    fn from(v: VariantArg) -> Variant {
+        match v {
+            VariantArg::Chess => Variant::Chess,
+            VariantArg::Chess960 => Variant::Chess960,
+            VariantArg::Shatranj => Variant::Shatranj,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play self-play games and write `<FEN> | <score> | <result>` lines.
+    Gen {
+        #[arg(long, value_enum)]
+        variant: VariantArg,
+        /// Games to play.
+        #[arg(long)]
+        games: usize,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Opening positions, one FEN or EPD a line (default: the variant's start positions).
+        #[arg(long)]
+        book: Option<PathBuf>,
+        /// Random legal plies after the opening position.
+        #[arg(long, default_value_t = 4)]
+        random_plies: usize,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Seed of the openings and random plies.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Plies after the opening that are not recorded.
+        #[arg(long, default_value_t = 8)]
+        skip_plies: usize,
+        /// Plies after which a game is scored a draw.
+        #[arg(long, default_value_t = 400)]
+        max_plies: usize,
+        /// Win adjudication: |score| at least this many centipawns...
+        #[arg(long, default_value_t = 1000)]
+        win_score: i32,
+        /// ...for this many plies in a row.
+        #[arg(long, default_value_t = 4)]
+        win_plies: usize,
+        /// Draw adjudication: |score| at most `--draw-score` for this many plies (0: never).
+        #[arg(long, default_value_t = 12)]
+        draw_plies: usize,
+        /// See `--draw-plies`.
+        #[arg(long, default_value_t = 8)]
+        draw_score: i32,
+        /// Draw adjudication starts after this many plies.
+        #[arg(long, default_value_t = 80)]
+        draw_after: usize,
+    },
+    /// Fit the evaluation weights to datasets and write them as Rust source.
+    Tune {
+        /// `chess` tunes the chess and Chess960 weights.
+        #[arg(long, value_enum)]
+        variant: VariantArg,
+        /// Dataset files.
+        #[arg(long, num_args = 1.., required = true)]
+        data: Vec<PathBuf>,
+        /// Adam epochs per round.
+        #[arg(long, default_value_t = 400)]
+        epochs: usize,
+        /// Linearise-and-optimise rounds.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Adam step size, in weight units (centipawns for most weights).
+        #[arg(long, default_value_t = 1.0)]
+        learning_rate: f64,
+        /// Share of each file (its end) held out for validation.
+        #[arg(long, default_value_t = 0.1)]
+        validation_fraction: f64,
+        /// Threads for measuring the coefficients.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Drop positions with a search score beyond this.
+        #[arg(long, default_value_t = 2000)]
+        max_score: i32,
+        /// Drop positions whose static evaluation is this far from the search score.
+        #[arg(long, default_value_t = 300)]
+        max_eval_diff: i32,
+        /// Weight of the game result in the target; the rest is sigmoid(K x search score).
+        #[arg(long, default_value_t = 1.0)]
+        lambda: f64,
+        /// Read at most this many lines per file (0: all).
+        #[arg(long, default_value_t = 0)]
+        limit: usize,
+        /// Where to write the tuned weights (e.g. crates/engine/src/eval/chess_weights.rs).
+        #[arg(long)]
+        out_rs: Option<PathBuf>,
+    },
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Gen {
+            variant,
+            games,
+            nodes,
+            book,
+            random_plies,
+            threads,
+            out,
+            seed,
+            skip_plies,
+            max_plies,
+            win_score,
+            win_plies,
+            draw_plies,
+            draw_score,
+            draw_after,
+        } => {
+            let variant = Variant::from(variant);
+            let book = match &book {
+                Some(path) => selfplay::read_book(path)?,
+                None => Vec::new(),
+            };
+            selfplay::run(&selfplay::GenConfig {
+                variant,
+                games,
+                nodes,
+                book,
+                random_plies,
+                threads,
+                seed,
+                out,
+                skip_plies,
+                max_plies,
+                win_score,
+                win_plies,
+                draw_plies,
+                draw_score,
+                draw_after,
+            })
+        }
+        Command::Tune {
+            variant,
+            data,
+            epochs,
+            rounds,
+            learning_rate,
+            validation_fraction,
+            threads,
+            max_score,
+            max_eval_diff,
+            lambda,
+            limit,
+            out_rs,
+        } => {
+            if !(0.0..1.0).contains(&validation_fraction) {
+                bail!("--validation-fraction must be in [0, 1)");
+            }
+            if !(0.0..=1.0).contains(&lambda) {
+                bail!("--lambda must be in [0, 1]");
+            }
+            // Chess960 shares the chess weights.
+            let variant = match Variant::from(variant) {
+                Variant::Chess960 => Variant::Chess,
+                v => v,
+            };
+            let command = std::iter::once("ferz-tune".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>();
+            tune::run(&tune::TuneConfig {
+                variant,
+                data,
+                epochs,
+                rounds,
+                learning_rate,
+                validation_fraction,
+                threads,
+                max_score,
+                max_eval_diff,
+                lambda,
+                limit,
+                out_rs,
+                command: command.join(" "),
+            })
+        }
+    }
+}

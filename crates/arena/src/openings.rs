@@ -6,7 +6,7 @@ use std::str::FromStr;
 use ferz_chess::{Game, Move, Position, ShatranjArray, Variant};
 
 use crate::pgn;
-use crate::rng::Rng;
+use ferz_chess::SplitMix64;
 
 /// Where a game starts: a position and the moves the engines do not choose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,7 +151,7 @@ pub struct OpeningSettings {
 /// Random plies then vary each pair's opening.
 #[must_use]
 pub fn schedule(book: Option<&[Opening]>, settings: &OpeningSettings, pairs: usize) -> Vec<Opening> {
-    let mut rng = Rng::new(settings.seed);
+    let mut rng = SplitMix64::new(settings.seed);
     let base: Vec<Opening> = match book {
         Some(book) if !book.is_empty() => {
             let mut order: Vec<usize> = (0..book.len()).collect();
@@ -179,7 +179,7 @@ pub fn schedule(book: Option<&[Opening]>, settings: &OpeningSettings, pairs: usi
 
 /// Extends an opening by `plies` random legal moves that do not end the game; keeps it as it
 /// is if no such line is found.
-fn add_random_plies(opening: Opening, plies: u32, rng: &mut Rng) -> Opening {
+fn add_random_plies(opening: Opening, plies: u32, rng: &mut SplitMix64) -> Opening {
     if plies == 0 {
         return opening;
     }
@@ -196,7 +196,7 @@ fn add_random_plies(opening: Opening, plies: u32, rng: &mut Rng) -> Opening {
                 ok = false;
                 break;
             }
-            let m = legal[rng.below(legal.len())];
+            let m = legal[rng.index(legal.len())];
             game.play(m).expect("legal");
             moves.push(m);
         }

@@ -26,6 +26,7 @@ mod mv;
 mod outcome;
 mod perft;
 mod position;
+mod random;
 mod role;
 mod san;
 mod setup;
@@ -47,6 +48,7 @@ pub use perft::{
 pub use position::{
     CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
 };
+pub use random::SplitMix64;
 pub use role::{ByRole, Piece, Role};
 pub use san::SanError;
 pub use setup::{CastlingRight, CastlingToken, ParseFenError, Setup};

@@ -12,8 +12,8 @@ use crate::manifest::{
     DATASET_FORMAT, DatasetManifest, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file,
     verify_files, write_json_atomic,
 };
-use crate::rng::SplitMix64;
 use crate::shard::{FileKind, MANIFEST_FILE};
+use ferz_chess::SplitMix64;
 
 /// A dataset or shard that cannot be used, with the path and the reason.
 #[derive(Debug, thiserror::Error)]
@@ -194,13 +194,9 @@ fn count_games(chunk: &[u8]) -> u64 {
     chunk.windows(8).filter(|w| w == b"[Event \"").count() as u64
 }
 
-/// Fisher–Yates with the worker's reproducible generator.
+/// Fisher–Yates with the reproducible generator.
 fn shuffle<T>(items: &mut [T], seed: u64) {
-    let mut rng = SplitMix64::new(seed);
-    for i in (1..items.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        items.swap(i, j);
-    }
+    SplitMix64::new(seed).shuffle(items);
 }
 
 /// A human-readable summary of a verified shard or dataset.

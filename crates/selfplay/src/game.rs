@@ -9,7 +9,7 @@ use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, Signals};
 use crate::cache::{CachedResult, OpeningCache};
 use crate::config::{MoveLimit, SelfplayConfig};
 use crate::opening::{Opening, random_plies};
-use crate::rng::SplitMix64;
+use ferz_chess::SplitMix64;
 
 /// Where a move of a game came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,6 @@ pub mod manifest;
 pub mod opening;
 pub mod polyglot;
 mod polyglot_random;
-pub mod rng;
 pub mod shard;
 
 pub use config::SelfplayConfig;

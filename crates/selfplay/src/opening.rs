@@ -6,7 +6,7 @@ use std::path::Path;
 use ferz_chess::{Move, Position, ShatranjArray, Variant};
 
 use crate::config::VariantMix;
-use crate::rng::SplitMix64;
+use ferz_chess::SplitMix64;
 
 /// A book that could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -31,7 +31,7 @@ use crate::manifest::{
     CacheReport, Checkpoint, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
 };
 use crate::opening::{Book, BookError, draw_opening};
-use crate::rng::SplitMix64;
+use ferz_chess::SplitMix64;
 
 /// The PGN file of a shard.
 pub const PGN_FILE: &str = "games.pgn";

@@ -5,7 +5,6 @@
 //! method) and writes them as Rust source. See `docs/tuning.md`.
 
 mod data;
-mod rng;
 mod selfplay;
 mod tune;
 

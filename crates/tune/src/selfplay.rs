@@ -13,7 +13,7 @@ use ferz_chess::{Color, Game, Move, Position, ShatranjArray, Variant};
 use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, Signals};
 
 use crate::data::Record;
-use crate::rng::Rng;
+use ferz_chess::SplitMix64;
 
 /// Everything `gen` needs.
 #[derive(Clone, Debug)]
@@ -116,7 +116,7 @@ pub fn run(config: &GenConfig) -> Result<()> {
                     if index >= config.games {
                         return Ok(());
                     }
-                    let mut rng = Rng::new(config.seed ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+                    let mut rng = SplitMix64::new(config.seed ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
                     let played = play_game(config, &mut engine, &mut rng)?;
                     let mut out = writer.lock().expect("writer lock");
                     for record in &played.records {
@@ -170,16 +170,16 @@ struct Played {
 
 /// The opening: a book position or a start position of the variant, then random plies. Starts
 /// where the game would already be over are drawn again.
-fn opening(config: &GenConfig, rng: &mut Rng) -> Result<Game> {
+fn opening(config: &GenConfig, rng: &mut SplitMix64) -> Result<Game> {
     for _ in 0..100 {
         let start = if !config.book.is_empty() {
-            Position::from_fen(&config.book[rng.below(config.book.len())], config.variant)?
+            Position::from_fen(&config.book[rng.index(config.book.len())], config.variant)?
         } else {
             match config.variant {
                 Variant::Chess => Position::new(Variant::Chess),
                 Variant::Chess960 => Position::random_chess960(|| rng.next_u64()),
                 Variant::Shatranj => {
-                    let array = if rng.below(2) == 0 { ShatranjArray::KingOnD } else { ShatranjArray::KingOnE };
+                    let array = if rng.index(2) == 0 { ShatranjArray::KingOnD } else { ShatranjArray::KingOnE };
                     Position::shatranj(array)
                 }
             }
@@ -190,7 +190,7 @@ fn opening(config: &GenConfig, rng: &mut Rng) -> Result<Game> {
             if moves.is_empty() {
                 break;
             }
-            game.play(moves[rng.below(moves.len())])?;
+            game.play(moves[rng.index(moves.len())])?;
         }
         if game.outcome().is_none() {
             return Ok(game);
@@ -214,7 +214,7 @@ fn white_cp(score: Score, turn: Color, mate_cp: i32) -> (i32, bool) {
     (if turn.is_white() { cp } else { -cp }, mate)
 }
 
-fn play_game(config: &GenConfig, engine: &mut Engine, rng: &mut Rng) -> Result<Played> {
+fn play_game(config: &GenConfig, engine: &mut Engine, rng: &mut SplitMix64) -> Result<Played> {
     let mut game = opening(config, rng)?;
     engine.clear();
     let signals = Signals::default();

@@ -1,9 +1,10 @@
 //! A small seeded random number generator whose streams never change.
 //!
-//! Shards and games derive their seeds from the run's seed, and a resumed or retried shard must
-//! replay exactly the games it would have played. A general-purpose generator may change its
-//! algorithm between versions (`rand`'s `StdRng` says so), so the worker uses SplitMix64, whose
-//! output is fixed by its published definition.
+//! Self-play shards, match openings and tuning data must be reproducible from a seed, across
+//! platforms and versions: a resumed shard replays exactly the games it would have played. A
+//! general-purpose generator may change its algorithm between versions (`rand`'s `StdRng` says
+//! so), so ferz uses SplitMix64, whose output is fixed by its published definition. It lives in
+//! the rules crate because every crate that picks random positions or moves depends on it.
 
 /// SplitMix64 (Steele, Lea and Flood, 2014).
 #[derive(Clone, Debug)]
@@ -38,12 +39,25 @@ impl SplitMix64 {
     /// A uniform number below `bound` (which must be positive), without modulo bias.
     pub fn below(&mut self, bound: u64) -> u64 {
         assert!(bound > 0, "below(0)");
+        // Reject the top partial block of the 64-bit range.
         let zone = u64::MAX - u64::MAX % bound;
         loop {
             let x = self.next_u64();
             if x < zone {
                 return x % bound;
             }
+        }
+    }
+
+    /// A uniform index into a slice of `len` (positive) items.
+    pub fn index(&mut self, len: usize) -> usize {
+        self.below(len as u64) as usize
+    }
+
+    /// Shuffles `items` uniformly (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.index(i + 1));
         }
     }
 }
@@ -72,5 +86,11 @@ mod tests {
         }
         let mut rng = SplitMix64::new(3);
         assert!((0..1000).all(|_| rng.below(7) < 7));
+        assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+        let mut items: Vec<u32> = (0..50).collect();
+        rng.shuffle(&mut items);
+        assert_ne!(items, (0..50).collect::<Vec<_>>());
+        items.sort_unstable();
+        assert_eq!(items, (0..50).collect::<Vec<_>>());
     }
 }

@@ -12,22 +12,23 @@ use ferz_tests::{TempDir, ferz_binary, run_ferz};
 
 const SETTINGS: &str = r#"
 [run]
-games = 12
+games = 40
 threads = 1
 seed = 9
+checkpoint_seconds = 0
 
 [variants]
 chess = 2
 shatranj = 1
 
 [search]
-nodes = 1500
+nodes = 800
 hash_mb = 2
 
 [opening]
 random_plies = 4
 multipv_plies = 2
-multipv_nodes = 2000
+multipv_nodes = 1000
 
 [adjudication]
 max_plies = 160
@@ -61,7 +62,8 @@ fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
     let out = dir.path().join("data");
 
     let mut children: Vec<_> = (0..3).map(|i| selfplay(&config, &out, i, false).spawn().unwrap()).collect();
-    // Kill shard 1 once it has checkpointed some games but before it can finish.
+    // Kill shard 1 once it has checkpointed two games (it checkpoints after every game), long
+    // before it can finish its 40.
     let checkpoint = out.join("shard-00001").join("checkpoint.json");
     let started = Instant::now();
     let mut killed = false;
@@ -69,7 +71,7 @@ fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
         let text = std::fs::read_to_string(&checkpoint).unwrap_or_default();
         let done =
             text.lines().find_map(|l| l.trim().strip_prefix("\"games_done\": ")).map(|v| v.trim_end_matches(','));
-        if done.is_some_and(|n| n != "0") {
+        if done.is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n >= 2)) {
             children[1].kill().unwrap();
             killed = true;
             break;
@@ -91,7 +93,7 @@ fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
     // The retried index resumes from its checkpoint.
     let output = selfplay(&config, &out, 1, true).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("games 12"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("games 40"));
 
     let merged = dir.path().join("merged");
     let shards: Vec<String> = (0..3).map(|i| out.join(format!("shard-{i:05}")).display().to_string()).collect();
@@ -100,16 +102,16 @@ fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
     let output = run_ferz(&args);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(
-        String::from_utf8_lossy(&output.stdout).contains("games 36"),
+        String::from_utf8_lossy(&output.stdout).contains("games 120"),
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
 
-    // No duplicate game: every (shard, game) round appears once, 36 in all.
+    // No duplicate game: every (shard, game) round appears once, 120 in all.
     let pgn = std::fs::read_to_string(merged.join("games.pgn")).unwrap();
     let rounds: Vec<&str> = pgn.lines().filter(|l| l.starts_with("[Round ")).collect();
-    assert_eq!(rounds.len(), 36);
-    assert_eq!(rounds.iter().collect::<HashSet<_>>().len(), 36);
+    assert_eq!(rounds.len(), 120);
+    assert_eq!(rounds.iter().collect::<HashSet<_>>().len(), 120);
     // No partial record: every line and every marlin record parses.
     for (name, variant) in [("chess", Variant::Chess), ("shatranj", Variant::Shatranj)] {
         let text = std::fs::read_to_string(merged.join(format!("{name}.txt"))).unwrap();

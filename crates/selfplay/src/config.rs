@@ -41,11 +41,14 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// The run's seed; each shard and game derives its own from it.
     pub seed: u64,
+    /// Seconds between checkpoints (0: after every game). A killed shard resumes from its last
+    /// checkpoint and replays the games after it.
+    pub checkpoint_seconds: u64,
 }
 
 impl Default for RunConfig {
     fn default() -> RunConfig {
-        RunConfig { games: 100, threads: 0, out: PathBuf::from("data/selfplay"), seed: 1 }
+        RunConfig { games: 100, threads: 0, out: PathBuf::from("data/selfplay"), seed: 1, checkpoint_seconds: 2 }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Running one shard: worker threads play games, one writer appends them in game order, and a
-//! checkpoint after every few games makes the shard resumable.
+//! checkpoint every `run.checkpoint_seconds` makes the shard resumable.
 //!
 //! A shard lives in `<out>/shard-<index>` (five digits). While it runs, every output file has
 //! a `.part` name and `checkpoint.json` records how many games the files hold and their valid
@@ -41,8 +41,6 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 /// Zobrist keys already written (de-duplication across a resume); removed when complete.
 const KEYS_FILE: &str = "keys.bin";
-/// Seconds between checkpoints (and at the end of the shard).
-const CHECKPOINT_EVERY: Duration = Duration::from_secs(2);
 
 /// Which shard of how many this process plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -553,7 +551,7 @@ pub fn run_shard(
                 let step = writer.write_game(&game, config).and_then(|written| {
                     next_write += 1;
                     session_positions += written;
-                    if last_checkpoint.elapsed() >= CHECKPOINT_EVERY {
+                    if last_checkpoint.elapsed() >= Duration::from_secs(config.run.checkpoint_seconds) {
                         last_checkpoint = Instant::now();
                         save_checkpoint(&mut writer, next_write, &stats)?;
                     }

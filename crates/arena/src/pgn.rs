@@ -127,19 +127,7 @@ pub fn write_game(record: &GameRecord, context: &PgnContext) -> String {
     }
     tokens.push(record.result.pgn().to_owned());
 
-    let mut line = String::new();
-    for token in tokens {
-        if !line.is_empty() && line.len() + 1 + token.len() > 80 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    }
-    out.push_str(&line);
+    out.push_str(&ferz_chess::wrap_movetext(tokens, 80));
     out.push_str("\n\n");
     out
 }

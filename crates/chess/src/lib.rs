@@ -50,7 +50,7 @@ pub use position::{
 };
 pub use random::SplitMix64;
 pub use role::{ByRole, Piece, Role};
-pub use san::SanError;
+pub use san::{SanError, wrap_movetext};
 pub use setup::{CastlingRight, CastlingToken, ParseFenError, Setup};
 pub use square::{File, ParseSquareError, Rank, Square};
 pub use uci::{ParseUciMoveError, UciMove, UciMoveError};

@@ -555,3 +555,13 @@ fn shatranj_baring_check_is_not_written_as_mate() {
     let mate = Position::from_fen("7k/7p/5K2/8/8/8/8/R7 w - - 0 1", Variant::Shatranj).unwrap();
     assert_eq!(mate.san(mate.parse_uci("a1a8").unwrap()), "Ra8#");
 }
+
+#[test]
+fn movetext_wraps_between_tokens_within_the_width() {
+    let tokens = ["1.", "e4", "{+0.30/12}", "e5", "2.", "Nf3", "Nc6", "1-0"];
+    let text = ferz_chess::wrap_movetext(tokens, 12);
+    assert_eq!(text, "1. e4\n{+0.30/12}\ne5 2. Nf3\nNc6 1-0");
+    assert!(text.lines().all(|l| l.len() <= 12));
+    assert_eq!(ferz_chess::wrap_movetext(["a-very-long-comment"], 5), "a-very-long-comment");
+    assert_eq!(ferz_chess::wrap_movetext(Vec::<String>::new(), 80), "");
+}

@@ -217,19 +217,7 @@ pub fn pgn(game: &GameRecord, round: &str, date: &str, engine: &str) -> String {
     }
     tokens.push(format!("{{{}}}", game.termination));
     tokens.push(game.result.pgn().to_owned());
-    let mut line = String::new();
-    for token in tokens {
-        if !line.is_empty() && line.len() + 1 + token.len() > 79 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    }
-    out.push_str(&line);
+    out.push_str(&ferz_chess::wrap_movetext(tokens, 79));
     out.push_str("\n\n");
     out
 }

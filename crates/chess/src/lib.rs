@@ -25,6 +25,7 @@ mod movegen;
 mod mv;
 mod outcome;
 mod perft;
+mod pgn;
 mod position;
 mod random;
 mod role;
@@ -45,12 +46,13 @@ pub use outcome::{DrawReason, Outcome, WinReason};
 pub use perft::{
     CaseReport, PerftCase, SuiteError, SuiteFormat, check_case, divide, parse_suite, perft, perft_make_all,
 };
+pub use pgn::{civil_date, pgn_date_today, wrap_movetext};
 pub use position::{
     CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
 };
 pub use random::SplitMix64;
 pub use role::{ByRole, Piece, Role};
-pub use san::{SanError, wrap_movetext};
+pub use san::SanError;
 pub use setup::{CastlingRight, CastlingToken, ParseFenError, Setup};
 pub use square::{File, ParseSquareError, Rank, Square};
 pub use uci::{ParseUciMoveError, UciMove, UciMoveError};

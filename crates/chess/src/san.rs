@@ -173,24 +173,3 @@ impl Position {
         found.ok_or_else(illegal)
     }
 }
-
-/// Joins PGN movetext tokens (move numbers, SAN moves, `{comments}`, the result) with single
-/// spaces into lines of at most `width` characters (PGN's export format keeps lines under 80);
-/// a token longer than `width` gets a line of its own. No trailing newline.
-pub fn wrap_movetext<S: AsRef<str>>(tokens: impl IntoIterator<Item = S>, width: usize) -> String {
-    let mut out = String::new();
-    let mut line_len = 0;
-    for token in tokens {
-        let token = token.as_ref();
-        if line_len > 0 && line_len + 1 + token.len() > width {
-            out.push('\n');
-            line_len = 0;
-        } else if line_len > 0 {
-            out.push(' ');
-            line_len += 1;
-        }
-        out.push_str(token);
-        line_len += token.len();
-    }
-    out
-}

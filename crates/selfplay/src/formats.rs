@@ -222,28 +222,6 @@ pub fn pgn(game: &GameRecord, round: &str, date: &str, engine: &str) -> String {
     out
 }
 
-/// Today's date as PGN wants it (`YYYY.MM.DD`, UTC).
-#[must_use]
-pub fn pgn_date_today() -> String {
-    let days =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,7 +291,5 @@ mod tests {
         assert!(text.contains("[Variant \"Shatranj\"]"), "{text}");
         assert!(!text.contains("[FEN"), "{text}");
         assert!(text.contains("1. e3 {random} e6 {-0.20/7} {ply cap} 1/2-1/2"), "{text}");
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_778), (2026, 11, 21));
     }
 }

@@ -25,7 +25,7 @@ use ferz_engine::{Score, Signals};
 
 use crate::cache::{CacheError, OpeningCache};
 use crate::config::{InvalidSetting, SelfplayConfig};
-use crate::formats::{marlin_record, pgn, pgn_date_today, text_line};
+use crate::formats::{marlin_record, pgn, text_line};
 use crate::game::{GameRecord, GameResult, MoveSource, PlayStats, Player, Termination, white_cp};
 use crate::manifest::{
     CacheReport, Checkpoint, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
@@ -467,7 +467,7 @@ pub fn run_shard(
         keys_file,
         seen,
         tally: checkpoint.as_ref().map(|c| c.tally.clone()).unwrap_or_default(),
-        date: pgn_date_today(),
+        date: ferz_chess::pgn_date_today(),
         engine: format!("ferz {}", env!("CARGO_PKG_VERSION")),
         shard,
     };

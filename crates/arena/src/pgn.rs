@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use ferz_chess::{Move, Position, STANDARD_FEN, Variant};
+use ferz_chess::{Move, PgnMove, Position, Variant, write_pgn};
 
 use crate::game::{GameRecord, Thought};
 
@@ -27,20 +27,6 @@ pub fn today() -> String {
     ferz_chess::pgn_date_today()
 }
 
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// The PGN `Variant` tag value, `None` for standard chess.
-#[must_use]
-pub fn variant_tag(variant: Variant) -> Option<&'static str> {
-    match variant {
-        Variant::Chess => None,
-        Variant::Chess960 => Some("Chess960"),
-        Variant::Shatranj => Some("Shatranj"),
-    }
-}
-
 fn comment(thought: &Thought) -> String {
     let mut text = String::new();
     if let Some(score) = thought.score {
@@ -58,60 +44,27 @@ fn comment(thought: &Thought) -> String {
 /// a blank line after it).
 #[must_use]
 pub fn write_game(record: &GameRecord, context: &PgnContext) -> String {
-    let variant = record.start.variant();
-    let mut out = String::new();
-    let mut tag = |key: &str, value: &str| {
-        let _ = writeln!(out, "[{key} \"{}\"]", escape(value));
-    };
-    tag("Event", &context.event);
-    tag("Site", "?");
-    tag("Date", &context.date);
-    tag("Round", &context.round.to_string());
-    tag("White", &record.white);
-    tag("Black", &record.black);
-    tag("Result", record.result.pgn());
-    if let Some(name) = variant_tag(variant) {
-        tag("Variant", name);
-    }
-    let fen = record.start.fen();
-    if variant != Variant::Chess || fen != STANDARD_FEN {
-        tag("SetUp", "1");
-        tag("FEN", &fen);
-    }
-    tag("TimeControl", &context.time_control);
-    tag("Termination", record.termination.pgn());
-    tag("PlyCount", &record.moves.len().to_string());
-    out.push('\n');
-
-    let mut tokens: Vec<String> = Vec::new();
-    let mut position = record.start;
-    let mut needs_number = true;
-    for played in &record.moves {
-        let number = position.fullmoves();
-        if position.turn().is_white() {
-            tokens.push(format!("{number}."));
-        } else if needs_number {
-            tokens.push(format!("{number}..."));
-        }
-        tokens.push(position.san(played.mv));
-        needs_number = false;
-        if context.comments
-            && let Some(thought) = &played.thought
-        {
-            tokens.push(format!("{{{}}}", comment(thought)));
-            // After a comment the next black move repeats its number.
-            needs_number = true;
-        }
-        position.play_unchecked(played.mv);
-    }
-    if !record.reason.is_empty() {
-        tokens.push(format!("{{{}}}", record.reason.replace('}', ")")));
-    }
-    tokens.push(record.result.pgn().to_owned());
-
-    out.push_str(&ferz_chess::wrap_movetext(tokens, 80));
-    out.push_str("\n\n");
-    out
+    let tags = [
+        ("Event", context.event.clone()),
+        ("Site", "?".to_owned()),
+        ("Date", context.date.clone()),
+        ("Round", context.round.to_string()),
+        ("White", record.white.clone()),
+        ("Black", record.black.clone()),
+        ("Result", record.result.pgn().to_owned()),
+        ("TimeControl", context.time_control.clone()),
+        ("Termination", record.termination.pgn().to_owned()),
+        ("PlyCount", record.moves.len().to_string()),
+    ];
+    let moves: Vec<PgnMove> = record
+        .moves
+        .iter()
+        .map(|played| PgnMove {
+            mv: played.mv,
+            comment: played.thought.as_ref().filter(|_| context.comments).map(comment),
+        })
+        .collect();
+    write_pgn(&tags, &record.start, &moves, Some(&record.reason), record.result.pgn())
 }
 
 /// A game read from PGN: tags, SAN moves (comments, variations and NAGs dropped) and result.

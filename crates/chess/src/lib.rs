@@ -46,7 +46,7 @@ pub use outcome::{DrawReason, Outcome, WinReason};
 pub use perft::{
     CaseReport, PerftCase, SuiteError, SuiteFormat, check_case, divide, parse_suite, perft, perft_make_all,
 };
-pub use pgn::{civil_date, pgn_date_today, wrap_movetext};
+pub use pgn::{PgnMove, civil_date, pgn_date_today, setup_tags, wrap_movetext, write_pgn};
 pub use position::{
     CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
 };

@@ -1,4 +1,97 @@
-//! Small PGN helpers shared by every writer of PGN files (matches, self-play).
+//! PGN writing shared by every producer of PGN files (matches, self-play, the bot): tags,
+//! setup tags, SAN movetext with comments, line wrapping and dates.
+
+use std::fmt::Write as _;
+
+use crate::{Move, Position, STANDARD_FEN, Variant};
+
+/// One move of a game to write, with an optional comment (written `{...}` after the move).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnMove {
+    /// The move, legal in the position it is played from.
+    pub mv: Move,
+    /// Text for a comment after the move; `}` is replaced, as PGN comments cannot hold it.
+    pub comment: Option<String>,
+}
+
+/// Writes one game in PGN export format: the tags in the given order, the `Variant`, `SetUp`
+/// and `FEN` tags the start position needs (after the caller's tags), a blank line, the SAN
+/// movetext with comments (after a comment a black move repeats its number, `5... Nf6`), an
+/// optional closing comment, the result, and a blank line. Lines stay under 80 characters.
+///
+/// The moves must be legal from `start`; they are replayed to write SAN.
+#[must_use]
+pub fn write_pgn(
+    tags: &[(&str, String)],
+    start: &Position,
+    moves: &[PgnMove],
+    closing_comment: Option<&str>,
+    result: &str,
+) -> String {
+    let mut out = String::new();
+    let mut tag = |key: &str, value: &str| {
+        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+        let _ = writeln!(out, "[{key} \"{escaped}\"]");
+    };
+    for (key, value) in tags {
+        tag(key, value);
+    }
+    for (key, value) in setup_tags(start) {
+        tag(key, &value);
+    }
+    out.push('\n');
+
+    let mut tokens: Vec<String> = Vec::with_capacity(moves.len() * 2 + 2);
+    let mut position = *start;
+    let mut needs_number = true;
+    for played in moves {
+        let number = position.fullmoves();
+        if position.turn().is_white() {
+            tokens.push(format!("{number}."));
+        } else if needs_number {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(position.san(played.mv));
+        needs_number = false;
+        if let Some(comment) = &played.comment {
+            tokens.push(format!("{{{}}}", comment.replace('}', ")")));
+            needs_number = true;
+        }
+        position.play_unchecked(played.mv);
+    }
+    if let Some(comment) = closing_comment.filter(|c| !c.is_empty()) {
+        tokens.push(format!("{{{}}}", comment.replace('}', ")")));
+    }
+    tokens.push(result.to_owned());
+    out.push_str(&wrap_movetext(tokens, 79));
+    out.push_str("\n\n");
+    out
+}
+
+/// The tags a start position needs: `Variant` for Chess960 and Shatranj, and `SetUp`/`FEN`
+/// unless the game starts from the variant's usual position (a Chess960 start always gets them,
+/// as there are 960).
+#[must_use]
+pub fn setup_tags(start: &Position) -> Vec<(&'static str, String)> {
+    let variant = start.variant();
+    let mut tags = Vec::new();
+    match variant {
+        Variant::Chess => {}
+        Variant::Chess960 => tags.push(("Variant", "Chess960".to_owned())),
+        Variant::Shatranj => tags.push(("Variant", "Shatranj".to_owned())),
+    }
+    let fen = start.fen();
+    let usual = match variant {
+        Variant::Chess => fen == STANDARD_FEN,
+        Variant::Chess960 => false,
+        Variant::Shatranj => *start == Position::new(Variant::Shatranj),
+    };
+    if !usual {
+        tags.push(("SetUp", "1".to_owned()));
+        tags.push(("FEN", fen));
+    }
+    tags
+}
 
 /// Joins PGN movetext tokens (move numbers, SAN moves, `{comments}`, the result) with single
 /// spaces into lines of at most `width` characters (PGN's export format keeps lines under 80);
@@ -47,6 +140,24 @@ pub fn pgn_date_today() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pgn_numbers_black_moves_after_comments_and_adds_setup_tags() {
+        let start = Position::new(Variant::Chess);
+        let mut pos = start;
+        let mut moves = Vec::new();
+        for (uci, comment) in [("e2e4", None), ("e7e5", Some("+0.20/10")), ("g1f3", Some("x}y")), ("b8c6", None)] {
+            let mv = pos.parse_uci(uci).unwrap();
+            moves.push(PgnMove { mv, comment: comment.map(str::to_owned) });
+            pos.play_unchecked(mv);
+        }
+        let text = write_pgn(&[("White", "a\"b".to_owned())], &start, &moves, Some("done"), "*");
+        assert_eq!(text, "[White \"a\\\"b\"]\n\n1. e4 e5 {+0.20/10} 2. Nf3 {x)y} 2... Nc6 {done} *\n\n");
+        let shatranj = Position::new(Variant::Shatranj);
+        assert_eq!(setup_tags(&shatranj), vec![("Variant", "Shatranj".to_owned())]);
+        let from = Position::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1", Variant::Chess).unwrap();
+        assert_eq!(setup_tags(&from)[0], ("SetUp", "1".to_owned()));
+    }
 
     #[test]
     fn civil_dates_match_the_calendar() {

@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use ferz_chess::{Bitboard, Color, Piece, Position, Role, Square, Variant};
+use ferz_chess::{Bitboard, Color, PgnMove, Piece, Position, Role, Square, Variant};
 
 use crate::cache::{variant_of_tag, variant_tag};
 use crate::game::{GameRecord, GameResult, MoveSource, Termination, white_cp};
@@ -161,65 +161,44 @@ fn sort_castling(letters: &str) -> String {
 /// The PGN of a finished game: headers, SAN moves with scores, result.
 #[must_use]
 pub fn pgn(game: &GameRecord, round: &str, date: &str, engine: &str) -> String {
-    let mut out = String::new();
-    let mut tag = |name: &str, value: &str| {
-        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
-        let _ = writeln!(out, "[{name} \"{escaped}\"]");
-    };
-    tag("Event", "ferz self-play");
-    tag("Site", "?");
-    tag("Date", date);
-    tag("Round", round);
-    tag("White", engine);
-    tag("Black", engine);
-    tag("Result", game.result.pgn());
-    match game.variant {
-        Variant::Chess => {}
-        Variant::Chess960 => tag("Variant", "Chess960"),
-        Variant::Shatranj => tag("Variant", "Shatranj"),
-    }
-    if game.start != Position::new(game.variant) || game.variant == Variant::Chess960 {
-        tag("SetUp", "1");
-        tag("FEN", &game.start.fen());
-    }
     let termination = match game.termination {
         Termination::Rules(_) => "normal",
         Termination::AdjudicatedWin | Termination::AdjudicatedDraw | Termination::PlyCap => "adjudication",
     };
-    tag("Termination", termination);
-    tag("PlyCount", &game.plies.len().to_string());
-    out.push('\n');
-
-    let mut tokens: Vec<String> = Vec::new();
+    let tags = [
+        ("Event", "ferz self-play".to_owned()),
+        ("Site", "?".to_owned()),
+        ("Date", date.to_owned()),
+        ("Round", round.to_owned()),
+        ("White", engine.to_owned()),
+        ("Black", engine.to_owned()),
+        ("Result", game.result.pgn().to_owned()),
+        ("Termination", termination.to_owned()),
+        ("PlyCount", game.plies.len().to_string()),
+    ];
     let mut pos = game.start;
-    for ply in &game.plies {
-        let number = pos.fullmoves();
-        if pos.turn() == Color::White {
-            tokens.push(format!("{number}."));
-        } else if tokens.is_empty() {
-            tokens.push(format!("{number}..."));
-        }
-        tokens.push(pos.san(ply.mv));
-        match (ply.source, ply.score) {
-            (MoveSource::Search, Some(score)) => {
-                let mover = white_cp(score, pos.turn()) * if pos.turn() == Color::White { 1 } else { -1 };
-                let text = match score {
-                    ferz_engine::Score::Mate(n) => format!("{}M{}", if n > 0 { "+" } else { "-" }, n.abs()),
-                    ferz_engine::Score::Cp(_) => format!("{:+.2}", f64::from(mover) / 100.0),
-                };
-                tokens.push(format!("{{{text}/{}}}", ply.depth));
-            }
-            (MoveSource::Random, _) => tokens.push("{random}".to_owned()),
-            (MoveSource::Cache | MoveSource::MultiPv, _) => tokens.push("{book}".to_owned()),
-            (MoveSource::Search, None) => {}
-        }
-        pos.play_unchecked(ply.mv);
-    }
-    tokens.push(format!("{{{}}}", game.termination));
-    tokens.push(game.result.pgn().to_owned());
-    out.push_str(&ferz_chess::wrap_movetext(tokens, 79));
-    out.push_str("\n\n");
-    out
+    let moves: Vec<PgnMove> = game
+        .plies
+        .iter()
+        .map(|ply| {
+            let comment = match (ply.source, ply.score) {
+                (MoveSource::Search, Some(score)) => {
+                    let mover = white_cp(score, pos.turn()) * if pos.turn() == Color::White { 1 } else { -1 };
+                    let text = match score {
+                        ferz_engine::Score::Mate(n) => format!("{}M{}", if n > 0 { "+" } else { "-" }, n.abs()),
+                        ferz_engine::Score::Cp(_) => format!("{:+.2}", f64::from(mover) / 100.0),
+                    };
+                    Some(format!("{text}/{}", ply.depth))
+                }
+                (MoveSource::Random, _) => Some("random".to_owned()),
+                (MoveSource::Cache | MoveSource::MultiPv, _) => Some("book".to_owned()),
+                (MoveSource::Search, None) => None,
+            };
+            pos.play_unchecked(ply.mv);
+            PgnMove { mv: ply.mv, comment }
+        })
+        .collect();
+    ferz_chess::write_pgn(&tags, &game.start, &moves, Some(&game.termination.to_string()), game.result.pgn())
 }
 
 #[cfg(test)]
@@ -290,6 +269,7 @@ mod tests {
         let text = pgn(&game, "0.3", "2026.11.21", "ferz 0.1.0");
         assert!(text.contains("[Variant \"Shatranj\"]"), "{text}");
         assert!(!text.contains("[FEN"), "{text}");
-        assert!(text.contains("1. e3 {random} e6 {-0.20/7} {ply cap} 1/2-1/2"), "{text}");
+        // After a comment, black's move repeats its number (PGN export format).
+        assert!(text.contains("1. e3 {random} 1... e6 {-0.20/7} {ply cap} 1/2-1/2"), "{text}");
     }
 }

@@ -5,6 +5,7 @@
 //! arguments.
 
 mod arena;
+mod bot;
 mod data;
 mod perft;
 mod selfplay;
@@ -44,9 +45,11 @@ enum Command {
     Cache(data::CacheCommand),
     /// Play games between two engines over UCI, with Elo and an optional SPRT.
     Match(Box<arena::MatchArgs>),
+    /// Run a Lichess (or PyChess) BOT account until Ctrl-C; the token comes from LICHESS_BOT_TOKEN.
+    Bot(bot::BotArgs),
 }
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "data", "cache", "help"];
+const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "data", "cache", "bot", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Data(command) => report(data::run_data(&command).map(|()| ExitCode::SUCCESS)),
         Command::Cache(command) => report(data::run_cache(&command).map(|()| ExitCode::SUCCESS)),
         Command::Match(args) => arena::run(*args),
+        Command::Bot(args) => report(bot::run(&args)),
     }
 }
 

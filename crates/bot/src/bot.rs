@@ -1,0 +1,508 @@
+//! The event loop: start-up checks, the event stream, challenges, game tasks, matchmaking and
+//! the graceful stop.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ferz_lichess::models::User;
+use ferz_lichess::{
+    Backoff, Challenge, Client, ClientConfig, DeclineReason, Event, Platform, RetryPolicy, StreamItem, Token,
+};
+use futures_util::StreamExt;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::book::Book;
+use crate::challenge::{Load, Verdict, judge};
+use crate::config::BotConfig;
+use crate::game::{GameContext, GameSummary, play};
+use crate::matchmaking::{Matchmaker, limit_wait};
+
+/// Why the bot cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum BotError {
+    /// A setting is unusable.
+    #[error("invalid setting {0}")]
+    Config(#[from] crate::config::InvalidSetting),
+    /// The token is missing, invalid or lacks `bot:play`.
+    #[error("{0}")]
+    Token(String),
+    /// The account is not a bot account.
+    #[error(
+        "the account {0} is not a BOT account. Run `ferz bot upgrade` to turn it into one (irreversible, and only possible for an account that never played a game)"
+    )]
+    NotBot(String),
+    /// The server refused something the bot cannot do without.
+    #[error("{context}: {source}")]
+    Api {
+        /// What the bot was doing.
+        context: &'static str,
+        /// The error.
+        source: ferz_lichess::Error,
+    },
+}
+
+/// Where the token page is, for error messages.
+const TOKEN_URL: &str = "https://lichess.org/account/oauth/token/create?scopes[]=bot:play&description=ferz";
+
+/// The client settings for the bot's configuration and token.
+#[must_use]
+pub fn client_config(config: &BotConfig, token: Token, platform: Platform) -> ClientConfig {
+    let mut client = ClientConfig::new(config.lichess.url.trim_end_matches('/'), token);
+    client.platform = platform;
+    client.idle_timeout = Duration::from_secs(config.lichess.stream_idle_s);
+    client.request_timeout = Duration::from_secs(config.lichess.request_timeout_s);
+    // PyChess names standard chess `chess` and offers the bot only what it announces.
+    client.pychess_variants = config
+        .challenge
+        .variants
+        .iter()
+        .filter_map(|v| match v.as_str() {
+            "standard" => Some("chess".to_owned()),
+            "chess960" | "shatranj" => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    client
+}
+
+/// Checks the token and the account and returns a client that names the account in its
+/// `User-Agent`, with the account.
+///
+/// # Errors
+/// A clear message when the token is missing, invalid or lacks `bot:play`, or (with
+/// `require_bot`) when the account is not a BOT account.
+pub async fn connect(config: &BotConfig, token: Token, require_bot: bool) -> Result<(Client, User), BotError> {
+    config.validate()?;
+    if token.is_empty() {
+        return Err(BotError::Token(format!(
+            "no token: set LICHESS_BOT_TOKEN to a token with the bot:play scope (create one at {TOKEN_URL})"
+        )));
+    }
+    let platform = config.lichess.platform()?;
+    let client = Client::new(client_config(config, token, platform))
+        .map_err(|source| BotError::Api { context: "setting up the client", source })?;
+    let info = client.test_token().await.map_err(|source| BotError::Api { context: "testing the token", source })?;
+    let Some(info) = info else {
+        return Err(BotError::Token(format!(
+            "the token in LICHESS_BOT_TOKEN is not valid (revoked or expired); create one at {TOKEN_URL}"
+        )));
+    };
+    if !info.has_scope("bot:play") {
+        return Err(BotError::Token(format!(
+            "the token lacks the bot:play scope (it has: {}); create one at {TOKEN_URL}",
+            if info.scopes.is_empty() { "none" } else { &info.scopes }
+        )));
+    }
+    let account = client.account().await.map_err(|source| BotError::Api { context: "reading the account", source })?;
+    if require_bot && !account.is_bot() {
+        return Err(BotError::NotBot(account.username));
+    }
+    let client = client
+        .with_username(&account.username)
+        .map_err(|source| BotError::Api { context: "naming the client", source })?;
+    Ok((client, account))
+}
+
+/// Turns the token's account into a BOT account (irreversible). `Ok(false)` when it already is one.
+///
+/// # Errors
+/// Token problems, or the server's refusal (an account that played games cannot be upgraded).
+pub async fn upgrade(config: &BotConfig, token: Token) -> Result<(String, bool), BotError> {
+    let (client, account) = connect(config, token, false).await?;
+    if account.is_bot() {
+        return Ok((account.username, false));
+    }
+    client.upgrade_to_bot().await.map_err(|source| BotError::Api { context: "upgrading the account", source })?;
+    Ok((account.username, true))
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunSummary {
+    /// Every game played to its end (or given up), in the order they ended.
+    pub games: Vec<GameSummary>,
+}
+
+/// Runs the bot until `signals` counts one stop request (then no new games; returns when the
+/// running ones are over) or two (returns at once).
+///
+/// # Errors
+/// Start-up failures (token, account, settings) and an event stream the server refuses for
+/// good (the token was revoked).
+pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>) -> Result<RunSummary, BotError> {
+    let (client, account) = connect(&config, token, true).await?;
+    tracing::info!(account = %account.username, url = %config.lichess.url, platform = %client.platform(), "connected");
+    let book = if config.engine.book.as_os_str().is_empty() {
+        None
+    } else {
+        match Book::open(&config.engine.book, config.engine.book_min_depth, config.engine.book_margin_cp) {
+            Ok(book) => Some(book),
+            Err(e) => {
+                tracing::warn!(error = %e, "playing without the opening book");
+                None
+            }
+        }
+    };
+    let ratings = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
+    let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
+    let (exit_tx, exit_rx) = watch::channel(false);
+    let ctx = Arc::new(GameContext {
+        client,
+        config: Arc::new(config),
+        me: account.id.to_lowercase(),
+        my_name: account.username.clone(),
+        book,
+        exit_now: exit_rx,
+    });
+    let mut dispatcher = Dispatcher {
+        ctx,
+        games: HashMap::new(),
+        tasks: JoinSet::new(),
+        accepted: HashMap::new(),
+        waiting: VecDeque::new(),
+        finished: VecDeque::new(),
+        matchmaker,
+        stopping: false,
+        idle_since: Instant::now(),
+        accept_hold_until: None,
+        summary: RunSummary::default(),
+    };
+    dispatcher.run(signals, exit_tx).await?;
+    Ok(dispatcher.summary)
+}
+
+/// How long an accepted challenge may wait for its `gameStart` before its slot is freed.
+const ACCEPT_GRACE: Duration = Duration::from_secs(20);
+/// Finished game ids remembered to ignore replays.
+const FINISHED_MEMORY: usize = 256;
+
+struct Dispatcher {
+    ctx: Arc<GameContext>,
+    /// Running game tasks: id → opponent id.
+    games: HashMap<String, String>,
+    tasks: JoinSet<GameSummary>,
+    /// Challenges accepted whose game has not started yet: id → (when, challenger id).
+    accepted: HashMap<String, (Instant, String)>,
+    /// Challenges waiting for a free slot.
+    waiting: VecDeque<Challenge>,
+    finished: VecDeque<String>,
+    matchmaker: Matchmaker,
+    stopping: bool,
+    idle_since: Instant,
+    accept_hold_until: Option<Instant>,
+    summary: RunSummary,
+}
+
+impl Dispatcher {
+    fn busy(&self) -> usize {
+        self.games.len() + self.accepted.len()
+    }
+
+    async fn run(&mut self, mut signals: watch::Receiver<u32>, exit_now: watch::Sender<bool>) -> Result<(), BotError> {
+        let client = self.ctx.client.clone();
+        let mut backoff = Backoff::new(RetryPolicy::default());
+        let mut events: Option<ferz_lichess::EventStream> = None;
+        let mut tick = tokio::time::interval(Duration::from_millis(500));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            if self.stopping && self.games.is_empty() && self.accepted.is_empty() {
+                tracing::info!("all games finished; stopping");
+                return Ok(());
+            }
+            if events.is_none() && !self.stopping {
+                match client.stream_events().await {
+                    Ok(stream) => {
+                        tracing::info!("event stream open");
+                        events = Some(stream);
+                    }
+                    Err(e) if e.is_final() && e.retry_after().is_none() => {
+                        return Err(BotError::Api { context: "opening the event stream", source: e });
+                    }
+                    Err(e) => {
+                        let wait = e.retry_after().unwrap_or_else(|| backoff.next_delay());
+                        tracing::warn!(error = %e, wait_ms = wait.as_millis() as u64, "event stream failed; retrying");
+                        tokio::select! {
+                            () = tokio::time::sleep(wait) => {}
+                            changed = signals.changed() => if changed.is_ok() && self.on_signal(*signals.borrow(), &exit_now).await { return Ok(()); },
+                        }
+                        continue;
+                    }
+                }
+            }
+            let has_events = events.is_some();
+            tokio::select! {
+                item = async { events.as_mut().expect("guarded").next().await }, if has_events => match item {
+                    Some(Ok(StreamItem::Message(event))) => {
+                        backoff.reset();
+                        self.on_event(event).await;
+                    }
+                    Some(Ok(StreamItem::KeepAlive)) => {}
+                    Some(Err(e)) if !e.ends_stream() => tracing::warn!(error = %e, "skipping a bad line of the event stream"),
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, "event stream broke; reconnecting");
+                        events = None;
+                        tokio::time::sleep(backoff.next_delay()).await;
+                    }
+                    None => {
+                        tracing::info!("event stream closed by the server; reconnecting");
+                        events = None;
+                        tokio::time::sleep(backoff.next_delay()).await;
+                    }
+                },
+                Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                    match joined {
+                        Ok(summary) => self.on_game_done(summary).await,
+                        Err(e) => tracing::error!(error = %e, "a game task failed"),
+                    }
+                }
+                _ = tick.tick() => self.on_tick().await,
+                changed = signals.changed() => {
+                    if changed.is_err() || self.on_signal(*signals.borrow(), &exit_now).await {
+                        return Ok(());
+                    }
+                    if self.stopping {
+                        events = None; // no new challenges; game tasks have their own streams
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles the n-th stop request; `true` when the loop must end now.
+    async fn on_signal(&mut self, count: u32, exit_now: &watch::Sender<bool>) -> bool {
+        if count >= 2 {
+            tracing::warn!(games = self.games.len(), "second stop request: exiting now");
+            let _ = exit_now.send(true);
+            // Game tasks see the flag, stop their searches and write what they have.
+            let deadline = tokio::time::sleep(Duration::from_secs(3));
+            tokio::pin!(deadline);
+            loop {
+                tokio::select! {
+                    joined = self.tasks.join_next() => match joined {
+                        Some(Ok(summary)) => self.summary.games.push(summary),
+                        Some(Err(_)) => {}
+                        None => break,
+                    },
+                    () = &mut deadline => break,
+                }
+            }
+            return true;
+        }
+        if count == 1 && !self.stopping {
+            self.stopping = true;
+            tracing::info!(
+                games = self.games.len(),
+                "stop requested: no new games; finishing the running ones (stop again to exit now)"
+            );
+            for challenge in std::mem::take(&mut self.waiting) {
+                self.decline(&challenge.id, DeclineReason::Later).await;
+            }
+            if let Some(pending) = self.matchmaker.stop() {
+                let _ = self.ctx.client.cancel_challenge(&pending.id).await;
+            }
+        }
+        false
+    }
+
+    async fn on_event(&mut self, event: Event) {
+        match event {
+            Event::GameStart(info) => {
+                let id = info.id().to_owned();
+                if id.is_empty() || self.games.contains_key(&id) || self.finished.contains(&id) {
+                    tracing::debug!(game = %id, "gameStart for a game we know; ignored");
+                    return;
+                }
+                self.matchmaker.started(&id);
+                let opponent = info
+                    .opponent
+                    .as_ref()
+                    .map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()))
+                    .or_else(|| self.accepted.get(&id).map(|(_, o)| o.clone()))
+                    .unwrap_or_default();
+                self.accepted.remove(&id);
+                tracing::info!(game = %id, opponent = %opponent, "game started");
+                self.games.insert(id.clone(), opponent);
+                let ctx = Arc::clone(&self.ctx);
+                self.tasks.spawn(play(ctx, id, info));
+            }
+            Event::GameFinish(info) => tracing::debug!(game = %info.id(), "gameFinish"),
+            Event::Challenge { challenge, .. } => self.on_challenge(challenge).await,
+            Event::ChallengeCanceled(challenge) => {
+                self.waiting.retain(|c| c.id != challenge.id);
+                tracing::info!(challenge = %challenge.id, "challenge cancelled by the challenger");
+            }
+            Event::ChallengeDeclined(challenge) => {
+                tracing::info!(challenge = %challenge.id, reason = ?challenge.decline_reason_key, "our challenge was declined");
+                self.matchmaker.declined(&challenge.id, Instant::now());
+            }
+            Event::Unknown { kind, .. } => tracing::debug!(kind, "ignoring an unknown event"),
+        }
+    }
+
+    fn load_for(&self, challenger: &str) -> Load {
+        Load {
+            games: self.busy(),
+            waiting: self.waiting.len(),
+            games_with_challenger: self
+                .games
+                .values()
+                .chain(self.accepted.values().map(|(_, o)| o))
+                .filter(|o| o.eq_ignore_ascii_case(challenger))
+                .count(),
+            stopping: self.stopping,
+        }
+    }
+
+    async fn on_challenge(&mut self, challenge: Challenge) {
+        let challenger = challenge.challenger.user_id();
+        if challenger.eq_ignore_ascii_case(&self.ctx.me) {
+            return; // our own (matchmaking) challenge, echoed
+        }
+        if let Some(dest) = &challenge.dest_user
+            && !dest.user_id().eq_ignore_ascii_case(&self.ctx.me)
+        {
+            return;
+        }
+        let id = challenge.id.clone();
+        if self.accepted.contains_key(&id) || self.games.contains_key(&id) || self.waiting.iter().any(|c| c.id == id) {
+            return; // replayed after a reconnect
+        }
+        let verdict = judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenger));
+        tracing::info!(challenge = %id, from = %challenge.challenger.name, variant = %challenge.variant.key_or_name(), rated = challenge.rated, verdict = ?verdict, "challenge");
+        match verdict {
+            Verdict::Accept => self.accept(challenge).await,
+            Verdict::Wait => self.waiting.push_back(challenge),
+            Verdict::Decline(reason) => self.decline(&id, reason).await,
+        }
+    }
+
+    async fn accept(&mut self, challenge: Challenge) {
+        let id = challenge.id.clone();
+        match self.ctx.client.accept_challenge(&id, None).await {
+            Ok(()) => {
+                self.accepted.insert(id, (Instant::now(), challenge.challenger.user_id()));
+            }
+            Err(e) if e.retry_after().is_some() => {
+                // Held by a 429: keep it first in line and try when the hold ends.
+                tracing::warn!(challenge = %id, error = %e, "accept rate-limited; will retry");
+                self.accept_hold_until = Some(Instant::now() + e.retry_after().unwrap_or_default());
+                self.waiting.push_front(challenge);
+            }
+            Err(e) => tracing::warn!(challenge = %id, error = %e, "accept failed; skipping the challenge"),
+        }
+    }
+
+    async fn decline(&self, id: &str, reason: DeclineReason) {
+        if let Err(e) = self.ctx.client.decline_challenge(id, reason).await {
+            tracing::warn!(challenge = %id, error = %e, "decline failed");
+        }
+    }
+
+    async fn on_game_done(&mut self, summary: GameSummary) {
+        self.games.remove(&summary.id);
+        self.finished.push_back(summary.id.clone());
+        while self.finished.len() > FINISHED_MEMORY {
+            self.finished.pop_front();
+        }
+        if self.games.is_empty() {
+            self.idle_since = Instant::now();
+        }
+        self.summary.games.push(summary);
+        self.fill_slots().await;
+    }
+
+    /// Accepts waiting challenges while slots are free.
+    async fn fill_slots(&mut self) {
+        if self.accept_hold_until.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        while !self.stopping && self.busy() < self.ctx.config.challenge.concurrency {
+            let Some(challenge) = self.waiting.pop_front() else { break };
+            let load = Load { waiting: 0, ..self.load_for(&challenge.challenger.user_id()) };
+            match judge(&challenge, &self.ctx.config.challenge, load) {
+                Verdict::Accept => self.accept(challenge).await,
+                Verdict::Wait => {
+                    self.waiting.push_front(challenge);
+                    break;
+                }
+                Verdict::Decline(reason) => self.decline(&challenge.id, reason).await,
+            }
+            if self.accept_hold_until.is_some_and(|t| Instant::now() < t) {
+                break;
+            }
+        }
+    }
+
+    async fn on_tick(&mut self) {
+        let now = Instant::now();
+        let before = self.accepted.len();
+        self.accepted.retain(|id, (at, _)| {
+            let keep = now.duration_since(*at) < ACCEPT_GRACE;
+            if !keep {
+                tracing::warn!(challenge = %id, "accepted challenge never started; freeing its slot");
+            }
+            keep
+        });
+        if self.accepted.len() != before && self.games.is_empty() {
+            self.idle_since = now;
+        }
+        self.fill_slots().await;
+        if let Some(expired) = self.matchmaker.expired(now) {
+            tracing::info!(challenge = %expired.id, opponent = %expired.opponent, "our challenge went unanswered; cancelling");
+            let _ = self.ctx.client.cancel_challenge(&expired.id).await;
+        }
+        let busy = self.busy() > 0 || !self.waiting.is_empty() || self.stopping;
+        if self.matchmaker.due(now, self.idle_since, busy) {
+            self.matchmake(now).await;
+        }
+    }
+
+    async fn matchmake(&mut self, now: Instant) {
+        let client = self.ctx.client.clone();
+        let bots = match client.online_bots(200).await {
+            Ok(bots) => bots,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot list online bots");
+                self.matchmaker.failed(now);
+                return;
+            }
+        };
+        let Some(plan) = self.matchmaker.pick(&bots, now, fastrand::f64(), fastrand::f64()) else {
+            tracing::info!(online = bots.len(), "no online bot fits the matchmaking settings");
+            self.matchmaker.failed(now);
+            return;
+        };
+        match client.create_challenge(&plan.opponent, &plan.request).await {
+            Ok(challenge) => {
+                tracing::info!(challenge = %challenge.id, opponent = %plan.opponent, variant = %plan.request.variant, "challenged");
+                self.matchmaker.sent(&challenge.id, &plan.opponent, now);
+            }
+            Err(e) => {
+                let wait = limit_wait(&e);
+                match (e.status(), wait) {
+                    (Some(429), wait) => {
+                        let wait = wait.unwrap_or(Duration::from_secs(60));
+                        tracing::warn!(wait_s = wait.as_secs(), error = %e, "challenge limit reached; matchmaking paused");
+                        self.matchmaker.pause(now, wait);
+                    }
+                    (Some(400), Some(wait)) => {
+                        tracing::info!(opponent = %plan.opponent, wait_s = wait.as_secs(), "opponent reached its daily limit");
+                        self.matchmaker.leave_alone(&plan.opponent, now, wait);
+                        self.matchmaker.failed(now);
+                    }
+                    _ => {
+                        tracing::warn!(opponent = %plan.opponent, error = %e, "challenge failed");
+                        self.matchmaker.leave_alone(
+                            &plan.opponent,
+                            now,
+                            Duration::from_secs(self.ctx.config.matchmaking.decline_backoff_s),
+                        );
+                        self.matchmaker.failed(now);
+                    }
+                }
+            }
+        }
+    }
+}

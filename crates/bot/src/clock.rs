@@ -1,0 +1,116 @@
+//! How long to think: search limits from the game's clock and the settings.
+
+use std::time::Duration;
+
+use ferz_chess::Color;
+use ferz_engine::SearchLimits;
+
+use crate::config::EngineConfig;
+
+/// Lichess's "no clock" time (`2147483647` ms): unlimited and correspondence games.
+const NO_CLOCK_MS: i64 = i32::MAX as i64;
+
+/// The clocks of a `gameState`, in ms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clocks {
+    /// White's remaining time.
+    pub wtime: i64,
+    /// Black's remaining time.
+    pub btime: i64,
+    /// White's increment.
+    pub winc: i64,
+    /// Black's increment.
+    pub binc: i64,
+}
+
+/// The limits of our next search.
+///
+/// - `nodes` in the settings wins (tests and benchmarks);
+/// - without a clock (correspondence, unlimited): `correspondence_move_s` per move;
+/// - our first move (the clock has not started, but the server aborts a game whose first move
+///   is late): at most `first_move_ms`, and never more than a tenth of our time;
+/// - otherwise the clock, minus what already passed since the state arrived; the engine keeps
+///   `move_overhead_ms` back from it (see [`engine_options`]).
+#[must_use]
+pub fn search_limits(
+    clocks: Clocks,
+    us: Color,
+    our_moves_made: usize,
+    since_state: Duration,
+    config: &EngineConfig,
+) -> SearchLimits {
+    if config.nodes > 0 {
+        return SearchLimits::nodes(config.nodes);
+    }
+    let (ours, inc) = match us {
+        Color::White => (clocks.wtime, clocks.winc),
+        Color::Black => (clocks.btime, clocks.binc),
+    };
+    if ours >= NO_CLOCK_MS {
+        return SearchLimits::movetime(Duration::from_secs(config.correspondence_move_s));
+    }
+    let ours_now = Duration::from_millis(ours.max(0) as u64).saturating_sub(since_state);
+    if our_moves_made == 0 {
+        let cap = Duration::from_millis(config.first_move_ms).min(ours_now / 10).max(Duration::from_millis(50));
+        return SearchLimits::movetime(cap);
+    }
+    let inc = Duration::from_millis(inc.max(0) as u64);
+    let (wtime, btime, winc, binc) = match us {
+        Color::White => (
+            ours_now,
+            Duration::from_millis(clocks.btime.max(0) as u64),
+            inc,
+            Duration::from_millis(clocks.binc.max(0) as u64),
+        ),
+        Color::Black => (
+            Duration::from_millis(clocks.wtime.max(0) as u64),
+            ours_now,
+            Duration::from_millis(clocks.winc.max(0) as u64),
+            inc,
+        ),
+    };
+    SearchLimits { wtime: Some(wtime), btime: Some(btime), winc, binc, ..SearchLimits::default() }
+}
+
+/// The engine options for one game.
+#[must_use]
+pub fn engine_options(config: &EngineConfig) -> ferz_engine::EngineOptions {
+    ferz_engine::EngineOptions {
+        hash_mb: config.hash_mb,
+        threads: config.threads,
+        move_overhead: Duration::from_millis(config.move_overhead_ms),
+        ..ferz_engine::EngineOptions::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BLITZ: Clocks = Clocks { wtime: 180_000, btime: 170_000, winc: 2_000, binc: 2_000 };
+
+    #[test]
+    fn clock_limits_subtract_the_time_already_gone() {
+        let config = EngineConfig::default();
+        let limits = search_limits(BLITZ, Color::Black, 3, Duration::from_millis(500), &config);
+        assert_eq!(limits.btime, Some(Duration::from_millis(169_500)));
+        assert_eq!(limits.wtime, Some(Duration::from_millis(180_000)));
+        assert_eq!((limits.winc, limits.binc), (Duration::from_secs(2), Duration::from_secs(2)));
+        assert_eq!(limits.movetime, None);
+    }
+
+    #[test]
+    fn first_moves_nodes_and_correspondence() {
+        let config = EngineConfig { first_move_ms: 3000, ..EngineConfig::default() };
+        let first = search_limits(BLITZ, Color::White, 0, Duration::ZERO, &config);
+        assert_eq!(first.movetime, Some(Duration::from_secs(3)));
+        let bullet = Clocks { wtime: 15_000, btime: 15_000, winc: 0, binc: 0 };
+        let first = search_limits(bullet, Color::White, 0, Duration::ZERO, &config);
+        assert_eq!(first.movetime, Some(Duration::from_millis(1500)));
+        let fixed = EngineConfig { nodes: 500, ..EngineConfig::default() };
+        assert_eq!(search_limits(BLITZ, Color::White, 5, Duration::ZERO, &fixed).nodes, Some(500));
+        let corr = Clocks { wtime: NO_CLOCK_MS, btime: NO_CLOCK_MS, winc: 0, binc: 0 };
+        let limits = search_limits(corr, Color::Black, 5, Duration::ZERO, &config);
+        assert_eq!(limits.movetime, Some(Duration::from_secs(30)));
+    }
+}

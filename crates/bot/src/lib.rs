@@ -1,0 +1,26 @@
+//! The ferz bot: plays a Lichess (or PyChess) BOT account with the ferz engine in process.
+//!
+//! - [`config`]: `config/bot.toml`, every key with its default, validated once at start.
+//! - [`bot`]: start-up checks (token, scope, BOT account), the event loop (challenges, games,
+//!   replays after reconnects), matchmaking and the graceful stop.
+//! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
+//! - [`game`]: one task per game: position from the full move list, time use, draws,
+//!   resignation, takebacks, abort, claiming victory, chat, PGN.
+//! - [`setup`], [`clock`], [`decisions`], [`record`], [`book`], [`matchmaking`]: the pieces a
+//!   game and the loop are made of, each testable on its own.
+//!
+//! Transport lives in `ferz-lichess`; nothing here speaks HTTP directly.
+
+pub mod book;
+pub mod bot;
+pub mod challenge;
+pub mod clock;
+pub mod config;
+pub mod decisions;
+pub mod game;
+pub mod matchmaking;
+pub mod record;
+pub mod setup;
+
+pub use bot::{BotError, RunSummary, connect, run, upgrade};
+pub use config::BotConfig;

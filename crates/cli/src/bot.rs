@@ -1,0 +1,91 @@
+//! `ferz bot` and `ferz bot upgrade`: settings, token, logging, signals, and the runtime.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use ferz_bot::BotConfig;
+use ferz_lichess::Token;
+
+use crate::settings;
+
+/// Arguments of `ferz bot`.
+#[derive(Args, Debug)]
+pub struct BotArgs {
+    /// Settings file; without it `config/bot.toml` is read when it exists, else the built-in
+    /// defaults.
+    #[arg(long, value_name = "FILE", global = true)]
+    config: Option<PathBuf>,
+    /// Log detail: error, warn, info, debug or trace.
+    #[arg(long, default_value = "info", global = true)]
+    log_level: tracing::Level,
+    #[command(subcommand)]
+    action: Option<BotAction>,
+}
+
+/// What `ferz bot` does besides playing.
+#[derive(Subcommand, Debug)]
+enum BotAction {
+    /// Turn the token's account into a BOT account (irreversible; the account must not have
+    /// played any game).
+    Upgrade,
+}
+
+/// The environment variable holding the API token.
+const TOKEN_VAR: &str = "LICHESS_BOT_TOKEN";
+/// The alternative spelling, in the settings' override style.
+const TOKEN_VAR_ALT: &str = "FERZ__LICHESS__TOKEN";
+
+/// Runs `ferz bot`.
+pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
+    let mut env: HashMap<String, String> = std::env::vars().collect();
+    // The token is not a setting: take it out before the overrides are read, so it can never
+    // end up in a settings error message.
+    let token = env.remove(TOKEN_VAR).or_else(|| env.remove(TOKEN_VAR_ALT)).unwrap_or_default();
+    env.remove(TOKEN_VAR_ALT);
+    let (config, origin): (BotConfig, String) =
+        settings::load(args.config.as_deref(), Path::new("config/bot.toml"), &env)?;
+    config.validate().with_context(|| format!("settings from {origin}"))?;
+    tracing_subscriber::fmt().with_max_level(args.log_level).with_target(false).with_writer(std::io::stderr).init();
+    let token = Token::new(token.trim());
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    match args.action {
+        Some(BotAction::Upgrade) => runtime.block_on(async {
+            let (name, upgraded) = ferz_bot::upgrade(&config, token).await?;
+            if upgraded {
+                println!("{name} is now a BOT account");
+            } else {
+                println!("{name} already is a BOT account");
+            }
+            Ok(ExitCode::SUCCESS)
+        }),
+        None => {
+            tracing::info!(settings = %origin, "starting the bot");
+            let (stop_tx, stop_rx) = tokio::sync::watch::channel(0u32);
+            // Ctrl-C and SIGTERM: the first stops taking games, the second exits.
+            ctrlc::set_handler(move || {
+                stop_tx.send_modify(|n| *n += 1);
+            })
+            .context("installing the Ctrl-C handler")?;
+            let summary = runtime.block_on(ferz_bot::run(config, token, stop_rx))?;
+            let played = summary.games.len();
+            let (mut wins, mut draws, mut losses) = (0, 0, 0);
+            for game in &summary.games {
+                match game.result.as_str() {
+                    "1/2-1/2" => draws += 1,
+                    "*" => {}
+                    _ => {
+                        // The summary's result is white-relative; the task knows our side only in
+                        // its log, so count decisive games by the PGN result alone.
+                        if game.result == "1-0" { wins += 1 } else { losses += 1 }
+                    }
+                }
+            }
+            tracing::info!(games = played, white_wins = wins, draws, black_wins = losses, "bot stopped");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -318,6 +318,7 @@ fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str, uci: &str
             return Full::error(400, &message);
         }
     };
+    g.prompt_provisional = false;
     if let Some(at) = g.bot_prompted_at.take() {
         st.latencies.push(req.at.saturating_duration_since(at));
     }

@@ -208,6 +208,9 @@ pub(crate) struct GameSim {
     pub(crate) game_stream_connections: usize,
     /// When the line that put the bot on move was written.
     pub(crate) bot_prompted_at: Option<Instant>,
+    /// `bot_prompted_at` holds the time the line was taken for writing; the writer replaces it
+    /// with the time the write finished (unless the move came first).
+    pub(crate) prompt_provisional: bool,
     pub(crate) reject_moves: u32,
     pub(crate) castling: Castling,
 }
@@ -466,6 +469,7 @@ impl State {
             }
         }
         g.bot_prompted_at = None;
+        g.prompt_provisional = false;
         if let Some(outcome) = g.board.outcome() {
             let (status, winner) = match outcome {
                 Outcome::Decisive { winner, .. } => (Status::Mate, Some(winner)),
@@ -498,6 +502,7 @@ impl State {
         g.takebacks_granted += 1;
         g.last_switch = now;
         g.bot_prompted_at = None;
+        g.prompt_provisional = false;
         g.opp.due = None;
         g.push_state(shared, now);
     }
@@ -515,6 +520,7 @@ impl State {
         g.takeback_offer = [false; 2];
         g.opp.due = None;
         g.bot_prompted_at = None;
+        g.prompt_provisional = false;
         g.push_state(shared, now);
         if let Some(slot) = &mut g.slot {
             slot.end = Some(End::Clean);
@@ -660,6 +666,7 @@ impl State {
             slot: None,
             game_stream_connections: 0,
             bot_prompted_at: None,
+            prompt_provisional: false,
             reject_moves: 0,
             castling: shared.config.standard_castling,
         };

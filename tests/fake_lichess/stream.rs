@@ -181,7 +181,9 @@ fn next_step(shared: &Shared, target: &Target, conn: u64, last_write: Instant, k
             _ => {
                 slot.silent_until = None;
                 if !slot.queue.is_empty() {
-                    return Step::Write(slot.queue.drain(..).collect());
+                    let lines: Vec<Out> = slot.queue.drain(..).collect();
+                    note_prompts(&mut st, target, &lines, now);
+                    return Step::Write(lines);
                 }
                 if let Some(end) = slot.end {
                     drop_my_slot(&mut st, target, conn);
@@ -197,7 +199,20 @@ fn next_step(shared: &Shared, target: &Target, conn: u64, last_write: Instant, k
     }
 }
 
-/// Writes lines one chunk each; after a line that puts the bot on move, notes the time.
+/// Before writing: the lines that put the bot on move get a provisional time, so that a move
+/// arriving before the writer is done still has a reference.
+fn note_prompts(st: &mut State, target: &Target, lines: &[Out], now: Instant) {
+    let Target::Game(id) = target else { return };
+    let Some(gi) = st.game_index(id) else { return };
+    let g = &mut st.games[gi];
+    let current = g.prompt();
+    if g.bot_prompted_at.is_none() && lines.iter().any(|out| out.prompt.is_some() && out.prompt == current) {
+        g.bot_prompted_at = Some(now);
+        g.prompt_provisional = true;
+    }
+}
+
+/// Writes lines one chunk each; after the line that puts the bot on move, notes the time.
 fn write_lines(shared: &Shared, socket: &mut TcpStream, target: &Target, lines: &[Out]) -> std::io::Result<()> {
     for out in lines {
         http::write_chunk(socket, &format!("{}\n", out.line))?;
@@ -206,8 +221,9 @@ fn write_lines(shared: &Shared, socket: &mut TcpStream, target: &Target, lines: 
             let mut st = shared.lock();
             if let Some(gi) = st.game_index(id) {
                 let g = &mut st.games[gi];
-                if g.prompt() == Some(ply) && g.bot_prompted_at.is_none() {
+                if g.prompt() == Some(ply) && g.prompt_provisional {
                     g.bot_prompted_at = Some(written);
+                    g.prompt_provisional = false;
                 }
             }
         }

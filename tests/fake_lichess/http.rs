@@ -45,8 +45,8 @@ impl Request {
 
     /// The body's fields: url-encoded form or a JSON object (scalars written as text).
     pub(crate) fn fields(&self) -> Vec<(String, String)> {
-        let json = self.header("content-type").is_some_and(|t| t.contains("json"))
-            || self.body.trim_start().starts_with('{');
+        let json =
+            self.header("content-type").is_some_and(|t| t.contains("json")) || self.body.trim_start().starts_with('{');
         if json {
             let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(&self.body) else {
                 return Vec::new();
@@ -238,8 +238,7 @@ impl Conn {
             let size_line = self.line(shutdown)?;
             let size_text = String::from_utf8_lossy(&size_line);
             let size_text = size_text.split(';').next().unwrap_or("").trim();
-            let size =
-                usize::from_str_radix(size_text, 16).map_err(|_| ReadError::Malformed("bad chunk size"))?;
+            let size = usize::from_str_radix(size_text, 16).map_err(|_| ReadError::Malformed("bad chunk size"))?;
             if size == 0 {
                 // Trailers, up to the empty line.
                 while !self.line(shutdown)?.is_empty() {}

@@ -124,9 +124,10 @@ impl TimeControl {
         }
     }
 
-    /// Initial clock in ms.
+    /// Initial clock in ms (lila starts a `0+inc` clock at the increment, at least 3 s).
     fn initial_ms(self) -> i64 {
         match self {
+            TimeControl::Clock { limit: 0, inc } => (i64::from(inc) * 1000).max(3000),
             TimeControl::Clock { limit, .. } => i64::from(limit) * 1000,
             TimeControl::Correspondence { days } => i64::from(days) * 86_400_000,
             TimeControl::Unlimited => UNLIMITED_MS,
@@ -392,8 +393,7 @@ impl State {
             self.check_timers(gi, now, shared);
             self.opponent_turn(gi, now, shared);
         }
-        let due: Vec<String> =
-            self.answer_due.iter().filter(|(at, _)| *at <= now).map(|(_, id)| id.clone()).collect();
+        let due: Vec<String> = self.answer_due.iter().filter(|(at, _)| *at <= now).map(|(_, id)| id.clone()).collect();
         self.answer_due.retain(|(at, _)| *at > now);
         for id in due {
             self.answer_outgoing(&id, shared, now);
@@ -819,7 +819,11 @@ impl State {
         let _ = writeln!(out, "last requests ({} in all):", self.requests.len());
         for r in &self.requests[skip..] {
             let query = if r.query.is_empty() { String::new() } else { format!("?{}", r.query) };
-            let body = if r.body.len() > 120 { format!("{}…", &r.body[..r.body.floor_char_boundary(120)]) } else { r.body.clone() };
+            let body = if r.body.len() > 120 {
+                format!("{}…", &r.body[..r.body.floor_char_boundary(120)])
+            } else {
+                r.body.clone()
+            };
             let _ = writeln!(
                 out,
                 "  +{:>6} ms {} {}{} -> {} {}",

@@ -24,8 +24,11 @@ fn client_with(server: &FakeLichess, token: &str, tweak: impl FnOnce(&mut Client
     config.username = Some("ferzbot".into());
     config.request_timeout = Duration::from_secs(5);
     config.idle_timeout = Duration::from_secs(2);
-    config.retry =
-        RetryPolicy { max_retries: 2, initial_backoff: Duration::from_millis(5), max_backoff: Duration::from_millis(20) };
+    config.retry = RetryPolicy {
+        max_retries: 2,
+        initial_backoff: Duration::from_millis(5),
+        max_backoff: Duration::from_millis(20),
+    };
     tweak(&mut config);
     Client::new(config).expect("client")
 }
@@ -167,7 +170,10 @@ async fn castle_and_mate(castling: Castling, castle_sent: &str, castle_stored: &
             assert_eq!(challenge.final_color, Some(Color::Black));
             assert_eq!(challenge.speed.as_ref().map(|s| s.as_str()), Some("bullet"));
             assert!(challenge.rated);
-            assert_eq!(challenge.time_control, Some(TimeControl::Clock { limit: 60, increment: 0, show: Some("1+0".into()) }));
+            assert_eq!(
+                challenge.time_control,
+                Some(TimeControl::Clock { limit: 60, increment: 0, show: Some("1+0".into()) })
+            );
             assert!(compat.expect("compat").bot);
         }
         other => panic!("expected a challenge, got {other:?}"),
@@ -525,10 +531,13 @@ async fn aborts_resignations_and_the_first_move_timer() {
     let mut events = client.stream_events().await.unwrap();
 
     // The opponent has white and never moves: the bot aborts.
-    let id = server.start_game(ChallengeSpec::standard("gina", 60, 0).color("white").opponent(Opponent::random(1).never_move()));
+    let id = server
+        .start_game(ChallengeSpec::standard("gina", 60, 0).color("white").opponent(Opponent::random(1).never_move()));
     assert!(matches!(next_msg(&mut events).await, Event::GameStart(g) if g.is_my_turn == Some(false)));
     client.abort(&id).await.unwrap();
-    assert!(matches!(next_msg(&mut events).await, Event::GameFinish(g) if g.status.as_ref().map(|s| &s.name) == Some(&GameStatus::Aborted)));
+    assert!(
+        matches!(next_msg(&mut events).await, Event::GameFinish(g) if g.status.as_ref().map(|s| &s.name) == Some(&GameStatus::Aborted))
+    );
     assert_eq!(server.game(&id).unwrap().status, "aborted");
 
     // Resigning while the game can be aborted aborts it.
@@ -617,7 +626,9 @@ async fn challenges_from_the_bot() {
     assert_eq!(challenge.dest_user.as_ref().and_then(|u| u.rating), Some(1800));
     assert_eq!(challenge.speed.as_ref().map(|s| s.as_str()), Some("blitz"));
     // lila shows our own challenge on the event stream too.
-    assert!(matches!(next_msg(&mut events).await, Event::Challenge { challenge: c, .. } if c.id == challenge.id && c.challenger.user_id() == "ferzbot"));
+    assert!(
+        matches!(next_msg(&mut events).await, Event::Challenge { challenge: c, .. } if c.id == challenge.id && c.challenger.user_id() == "ferzbot")
+    );
     match next_msg(&mut events).await {
         Event::GameStart(g) => {
             assert_eq!(g.id(), challenge.id);
@@ -630,7 +641,10 @@ async fn challenges_from_the_bot() {
     assert_eq!(out.dest, "AcceptBot");
     assert_eq!(out.state, ChallengeState::Accepted { game_id: challenge.id.clone() });
     assert_eq!((out.field("clock.limit"), out.field("clock.increment")), (Some("180"), Some("2")));
-    assert_eq!((out.field("rated"), out.field("color"), out.field("variant")), (Some("true"), Some("white"), Some("standard")));
+    assert_eq!(
+        (out.field("rated"), out.field("color"), out.field("variant")),
+        (Some("true"), Some("white"), Some("standard"))
+    );
     assert_eq!(server.game(&challenge.id).unwrap().opponent, "acceptbot");
 
     let declined = client.create_challenge("DeclineBot", &ChallengeRequest::clock(60, 0)).await.unwrap();
@@ -648,7 +662,12 @@ async fn challenges_from_the_bot() {
     // A JSON body, as lichess-bot sends it.
     let (status, body) = raw(
         &server,
-        &authed("POST", "/api/challenge/AcceptBot", "application/json", r#"{"rated":false,"clock.limit":60,"clock.increment":1}"#),
+        &authed(
+            "POST",
+            "/api/challenge/AcceptBot",
+            "application/json",
+            r#"{"rated":false,"clock.limit":60,"clock.increment":1}"#,
+        ),
     );
     assert_eq!(status, 200, "{body}");
     let json_challenge = server.outgoing_challenges().pop().unwrap();
@@ -730,7 +749,8 @@ async fn chess960_and_positions_castle_king_to_rook() {
     let client = client(&server);
     let mut events = client.stream_events().await.unwrap();
 
-    let id = server.send_challenge(ChallengeSpec::standard("ivan", 300, 3).variant("chess960").opponent(Opponent::random(42)));
+    let id = server
+        .send_challenge(ChallengeSpec::standard("ivan", 300, 3).variant("chess960").opponent(Opponent::random(42)));
     let fen = match next_msg(&mut events).await {
         Event::Challenge { challenge, .. } => {
             assert_eq!(challenge.variant.key, "chess960");
@@ -757,7 +777,10 @@ async fn chess960_and_positions_castle_king_to_rook() {
     assert_eq!(server.game(&id).unwrap().illegal_moves_from_bot, ["e1g1"]);
     client.make_move(&id, "e1h1", false).await.unwrap();
     let view = server.game(&id).unwrap();
-    assert_eq!((view.variant.as_str(), view.initial_fen.as_str(), view.moves[0].as_str()), ("fromPosition", fen, "e1h1"));
+    assert_eq!(
+        (view.variant.as_str(), view.initial_fen.as_str(), view.moves[0].as_str()),
+        ("fromPosition", fen, "e1h1")
+    );
 
     // Shredder castling rights: the king takes its rook on g1.
     let fen = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1";
@@ -781,7 +804,9 @@ async fn move_errors_chat_clocks_and_limits() {
 
     t.client.chat(&t.id, ChatRoom::Player, "Good luck, have fun").await.unwrap();
     match next_msg(&mut t.game).await {
-        GameEvent::ChatLine(line) => assert_eq!((line.username.as_str(), line.text.as_str()), ("ferzbot", "Good luck, have fun")),
+        GameEvent::ChatLine(line) => {
+            assert_eq!((line.username.as_str(), line.text.as_str()), ("ferzbot", "Good luck, have fun"))
+        }
         other => panic!("expected chatLine, got {other:?}"),
     }
     assert_eq!(t.client.chat(&t.id, ChatRoom::Spectator, &"x".repeat(141)).await.unwrap_err().status(), Some(400));
@@ -831,10 +856,5 @@ async fn dropping_the_server_ends_streams_and_threads() {
             _ => break,
         }
     }
-    loop {
-        match next_item(&mut game).await {
-            Some(Ok(_)) => {}
-            _ => break,
-        }
-    }
+    while let Some(Ok(_)) = next_item(&mut game).await {}
 }

@@ -23,7 +23,7 @@ pub(crate) enum Target {
 pub(crate) enum Response {
     /// A whole response.
     Full(Full),
-    /// A chunked ndjson stream written from the slot of `target` with connection id `conn`.
+    /// A chunked ndjson stream, written from the slot of `target` that belongs to this connection.
     Stream(Target),
 }
 

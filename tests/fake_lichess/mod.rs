@@ -23,10 +23,26 @@
 //! server.wait_until(Duration::from_secs(10), "the bot accepts", |s| s.game(&id).is_some());
 //! ```
 //!
-//! Clocks follow lila: neither clock runs for its side's first move; from the third ply on the
-//! mover's clock loses the real time elapsed since the previous move and gains the increment.
-//! The side to move loses on time (`outoftime`) as soon as its clock reaches zero; the server
-//! checks on every request and on a timer.
+//! Semantics worth knowing when writing a test:
+//!
+//! - Clocks follow lila: neither clock runs for its side's first move; from the third ply on the
+//!   mover's clock loses the real time elapsed since the previous move and gains the increment.
+//!   The side to move loses on time (`outoftime`) as soon as its clock reaches zero; the server
+//!   checks on every request and on a timer. Unlimited games show `2147483647`.
+//! - Castling: standard games accept `e1g1` and `e1h1` and write what
+//!   [`FakeConfig::standard_castling`] says; `chess960` and `fromPosition` games (played with
+//!   Chess960 rules, so Shredder castling rights work) accept and write king-takes-rook only.
+//! - Draw offers follow lila's `BotPlayer`: a move with `offeringDraw=true` offers (allowed from
+//!   ply 2, once per 20 plies, otherwise silently ignored) or accepts a pending offer (the game
+//!   ends `draw` and the move is not played); a move with `offeringDraw=false` withdraws the
+//!   bot's own pending offer and, like any move, declines the opponent's.
+//! - Events written while no event stream is open are lost, as on lila; a new connection
+//!   replays `gameStart` for ongoing games and `challenge` for pending incoming challenges.
+//! - Challenges never expire. The bot's challenges are ignored unless
+//!   [`FakeLichess::set_challenge_answer`] says otherwise.
+//! - Variants the fake cannot simulate (`atomic`, …) can be challenged and accepted; their
+//!   games are played with standard rules.
+//! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
 
 mod endpoints;
 mod faults;

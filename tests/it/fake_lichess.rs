@@ -344,10 +344,10 @@ async fn event_stream_faults() {
     let mut events = client.stream_events().await.unwrap();
     assert!(matches!(next_msg(&mut events).await, Event::GameStart(_)));
     server.inject(Fault::SilenceEventStream(Duration::from_secs(2)));
-    let started = Instant::now();
+    // Only a silence longer than the 400 ms watchdog ends the stream with `Idle`.
     loop {
         match next_item(&mut events).await {
-            Some(Ok(StreamItem::KeepAlive)) => assert!(started.elapsed() < Duration::from_millis(300)),
+            Some(Ok(StreamItem::KeepAlive)) => {}
             Some(Err(Error::Idle { .. })) => break,
             other => panic!("expected the idle watchdog, got {other:?}"),
         }
@@ -566,17 +566,24 @@ async fn aborts_resignations_and_the_first_move_timer() {
         abort_on_no_first_move: Some(Duration::from_millis(300)),
         ..FakeConfig::default()
     });
-    let mut t = table(&timed, Opponent::random(5)).await;
-    let started = Instant::now();
-    let state = next_state(&mut t.game).await;
-    assert_eq!(state.status, GameStatus::Aborted);
-    assert!(started.elapsed() >= Duration::from_millis(250), "{:?}", started.elapsed());
+    let timed_client = self::client(&timed);
+    let id = timed.start_game(ChallengeSpec::standard("gina", 60, 0).color("black"));
+    let mut game = timed_client.stream_game(&id).await.unwrap();
+    match next_msg(&mut game).await {
+        GameEvent::GameFull(full) if full.state.status == GameStatus::Started => {
+            assert_eq!(full.state.expiration.map(|e| e.millis_to_move), Some(300));
+            assert_eq!(next_state(&mut game).await.status, GameStatus::Aborted);
+        }
+        GameEvent::GameFull(full) => assert_eq!(full.state.status, GameStatus::Aborted),
+        other => panic!("expected gameFull, got {other:?}"),
+    }
+    assert_eq!(timed.game(&id).unwrap().status, "aborted");
 }
 
 #[tokio::test]
 async fn opponent_gone_and_claim_victory() {
     let server = FakeLichess::start(FakeConfig::default());
-    let mut t = table(&server, Opponent::random(6).gone_at(1, Duration::from_millis(600))).await;
+    let mut t = table(&server, Opponent::random(6).gone_at(1, Duration::from_millis(1500))).await;
     t.client.make_move(&t.id, "e2e4", false).await.unwrap();
     let first = loop {
         if let GameEvent::OpponentGone(gone) = next_msg(&mut t.game).await {
@@ -584,7 +591,7 @@ async fn opponent_gone_and_claim_victory() {
         }
     };
     assert!(first.gone);
-    assert_eq!(first.claim_win_in_seconds, Some(1));
+    assert_eq!(first.claim_win_in_seconds, Some(2));
     let error = t.client.claim_victory(&t.id).await.unwrap_err();
     assert_eq!(error.api_message().as_deref(), Some("You cannot claim the win on this game"));
     // The countdown reaches 0 on a keep-alive tick.
@@ -795,7 +802,7 @@ async fn chess960_and_positions_castle_king_to_rook() {
 #[tokio::test]
 async fn move_errors_chat_clocks_and_limits() {
     let server = FakeLichess::start(FakeConfig { max_plies: 6, ..FakeConfig::default() });
-    let mut t = table(&server, Opponent::random(12).think(Duration::from_millis(150))).await;
+    let mut t = table(&server, Opponent::random(12).never_move()).await;
     let error = t.client.make_move(&t.id, "e2e9", false).await.unwrap_err();
     assert_eq!(error.api_message().as_deref(), Some("Invalid UCI: e2e9"));
     let error = t.client.make_move(&t.id, "e2e5", false).await.unwrap_err();
@@ -818,8 +825,10 @@ async fn move_errors_chat_clocks_and_limits() {
     t.client.make_move(&t.id, "e2e4", false).await.unwrap();
     let error = t.client.make_move(&t.id, "d2d4", false).await.unwrap_err();
     assert_eq!(error.api_message().as_deref(), Some("Not your turn, or game already over"));
-    t.ply = state_where(&mut t.game, |s| s.ply() == 2).await.ply();
+
     // max_plies = 6: a draw after the opponent's third move.
+    let mut t = table(&server, Opponent::random(12)).await;
+    t.play("e2e4", false).await;
     t.play("d2d4", false).await;
     let state = t.play("g1f3", false).await;
     assert_eq!((state.status.clone(), state.ply()), (GameStatus::Draw, 6));

@@ -7,7 +7,7 @@ use ferz_chess::{Color, UciMove};
 use serde_json::{Value, json};
 
 use super::http::{Full, Request};
-use super::state::{ChallengeRec, Slot, State, Status, TimeControl, UserInfo, start_position};
+use super::state::{ChallengeRec, Slot, State, Status, TimeControl, UserInfo, after, start_position};
 use super::{ChallengeAnswer, ChallengeState, Shared, json};
 
 /// What a stream connection writes.
@@ -620,7 +620,7 @@ fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &s
     st.challenges.push(ch);
     st.emit_event(event);
     if !matches!(answer, ChallengeAnswer::Ignore) {
-        st.answer_due.push((now + shared.config.challenge_answer_delay, id));
+        st.answer_due.push((after(now, shared.config.challenge_answer_delay), id));
     }
     Full::json(200, body)
 }

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use super::Shared;
 use super::http::Full;
-use super::state::{End, Out, State};
+use super::state::{End, Out, State, after};
 
 /// A fault to inject with [`super::FakeLichess::inject`].
 #[derive(Debug, Clone)]
@@ -90,7 +90,7 @@ impl State {
             }
             Fault::SilenceEventStream(d) => {
                 if let Some(slot) = &mut self.event_slot {
-                    slot.silent_until = Some(now + d);
+                    slot.silent_until = Some(after(now, d));
                 }
             }
             Fault::ServerError { path_contains, times, status } => {

@@ -162,7 +162,7 @@ impl OpponentRun {
     pub(crate) fn claim_in(&self, now: Instant) -> Option<u64> {
         let since = self.gone_since?;
         let (_, after) = self.script.gone?;
-        let left = (since + after).saturating_duration_since(now);
+        let left = super::state::after(since, after).saturating_duration_since(now);
         Some(left.as_millis().div_ceil(1000) as u64)
     }
 
@@ -187,7 +187,7 @@ impl State {
         match game.opp.due {
             None => {
                 let think = game.opp.think_time();
-                game.opp.due = Some(now + think);
+                game.opp.due = Some(super::state::after(now, think));
                 return;
             }
             Some(due) if due <= now => game.opp.due = None,
@@ -222,13 +222,14 @@ impl State {
             game.draw_offer[opp.index()] = true;
             game.push_state(shared, now);
             let think = game.opp.think_time();
-            game.opp.due = Some(now + think);
+            game.opp.due = Some(super::state::after(now, think));
             return;
         }
         if game.takeback_offer[opp.index()] {
-            let waited_enough = game.takeback_offered_at.is_none_or(|at| now >= at + script.takeback_wait);
+            let waited_enough =
+                game.takeback_offered_at.is_none_or(|at| now >= super::state::after(at, script.takeback_wait));
             if !waited_enough {
-                game.opp.due = game.takeback_offered_at.map(|at| at + script.takeback_wait);
+                game.opp.due = game.takeback_offered_at.map(|at| super::state::after(at, script.takeback_wait));
                 return;
             }
             game.takeback_offer[opp.index()] = false;

@@ -315,6 +315,11 @@ pub(crate) struct State {
     pub(crate) conn_threads: Vec<JoinHandle<()>>,
 }
 
+/// `t + d`, with `d` capped at a year so that huge durations cannot overflow an `Instant`.
+pub(crate) fn after(t: Instant, d: Duration) -> Instant {
+    t + d.min(Duration::from_secs(365 * 86_400))
+}
+
 /// Milliseconds since the Unix epoch.
 pub(crate) fn epoch_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
@@ -409,12 +414,12 @@ impl State {
             }
             if g.clock_runs() {
                 let left = g.times[g.turn().index()].max(0) as u64;
-                next = next.min(g.last_switch + Duration::from_millis(left));
+                next = next.min(after(g.last_switch, Duration::from_millis(left)));
             }
             if let Some(d) = shared.config.abort_on_no_first_move
                 && g.ply() < 2
             {
-                next = next.min(g.last_switch + d);
+                next = next.min(after(g.last_switch, d));
             }
         }
         for (at, _) in &self.answer_due {
@@ -435,7 +440,7 @@ impl State {
         }
         if let Some(d) = shared.config.abort_on_no_first_move
             && g.ply() < 2
-            && now >= g.last_switch + d
+            && now >= after(g.last_switch, d)
         {
             self.finish(gi, Status::Aborted, None, shared, now);
         }

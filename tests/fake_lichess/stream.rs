@@ -175,7 +175,7 @@ fn next_step(shared: &Shared, target: &Target, conn: u64, last_write: Instant, k
             // Replaced by a newer connection, or removed: end cleanly.
             return Step::End(End::Clean);
         };
-        let mut wake = last_write + keep_alive;
+        let mut wake = super::state::after(last_write, keep_alive);
         match slot.silent_until {
             Some(until) if until > now => wake = until,
             _ => {

@@ -1,5 +1,7 @@
 //! Helpers for ferz's system tests: building, locating and running the real `ferz` binary.
 
+pub mod fake_lichess;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;

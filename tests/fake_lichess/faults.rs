@@ -1,0 +1,156 @@
+//! Fault injection: broken streams, server errors, rate limits, odd events, refused moves.
+
+use std::time::{Duration, Instant};
+
+use super::Shared;
+use super::http::Full;
+use super::state::{End, Out, State, after};
+
+/// A fault to inject with [`super::FakeLichess::inject`].
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// Ends the current event-stream connection now, cleanly (the last chunk is sent).
+    CloseEventStream,
+    /// Keeps the current event-stream connection open but sends nothing on it, not even
+    /// keep-alives, for this long (events meant for it wait). A bot's idle watchdog should
+    /// reconnect; a new connection is not silent.
+    SilenceEventStream(Duration),
+    /// The next `times` requests whose path contains `path_contains` get `status` with a small
+    /// text body, and have no effect.
+    ServerError {
+        /// Matched against the request path.
+        path_contains: String,
+        /// How many requests fail.
+        times: u32,
+        /// The status, e.g. 502.
+        status: u16,
+    },
+    /// The next `times` matching requests get 429 with lila's HTML "too many requests" page,
+    /// with `Retry-After` when given, and have no effect.
+    RateLimit {
+        /// Matched against the request path.
+        path_contains: String,
+        /// How many requests are refused.
+        times: u32,
+        /// `Retry-After` seconds.
+        retry_after: Option<u32>,
+    },
+    /// Writes this raw line into the open event stream (or the next one opened).
+    EventLine(String),
+    /// Sends the game's `gameStart` again on the event stream.
+    DuplicateGameStart {
+        /// The game.
+        game_id: String,
+    },
+    /// Cuts the game's stream now, abruptly (the socket closes in the middle of a chunk).
+    /// The game goes on; a reopened stream starts with `gameFull`.
+    DropGameStream {
+        /// The game.
+        game_id: String,
+    },
+    /// The next `times` move requests of the game get 400 `Not your turn, or game already
+    /// over`, and the move is not played.
+    RejectMove {
+        /// The game.
+        game_id: String,
+        /// How many moves are refused.
+        times: u32,
+    },
+}
+
+/// An HTTP-level fault waiting for matching requests.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpFault {
+    path_contains: String,
+    times: u32,
+    kind: HttpFaultKind,
+}
+
+#[derive(Debug, Clone)]
+enum HttpFaultKind {
+    ServerError(u16),
+    RateLimit(Option<u32>),
+}
+
+/// lila's (network edge's) HTML page for a 429.
+const TOO_MANY_REQUESTS_PAGE: &str = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+<title>lichess.org - too many requests</title></head><body><h1>Too many requests</h1>\
+<p>Your network has sent too many requests to lichess.org. Please wait a minute and try again.</p>\
+</body></html>";
+
+impl State {
+    /// Applies an injected fault.
+    pub(crate) fn inject(&mut self, fault: Fault, shared: &Shared) {
+        let now = Instant::now();
+        match fault {
+            Fault::CloseEventStream => {
+                if let Some(slot) = &mut self.event_slot {
+                    slot.end = Some(End::Clean);
+                }
+            }
+            Fault::SilenceEventStream(d) => {
+                if let Some(slot) = &mut self.event_slot {
+                    slot.silent_until = Some(after(now, d));
+                }
+            }
+            Fault::ServerError { path_contains, times, status } => {
+                self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::ServerError(status) });
+            }
+            Fault::RateLimit { path_contains, times, retry_after } => {
+                self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::RateLimit(retry_after) });
+            }
+            Fault::EventLine(line) => self.emit_event_line(line),
+            Fault::DuplicateGameStart { game_id } => {
+                if let Some(gi) = self.game_index(&game_id) {
+                    let line = self.game_event_line("gameStart", gi, shared, now);
+                    self.emit_event_line(line);
+                }
+            }
+            Fault::DropGameStream { game_id } => {
+                if let Some(gi) = self.game_index(&game_id)
+                    && let Some(slot) = &mut self.games[gi].slot
+                {
+                    slot.end = Some(End::Abrupt);
+                }
+            }
+            Fault::RejectMove { game_id, times } => {
+                if let Some(gi) = self.game_index(&game_id) {
+                    self.games[gi].reject_moves += times;
+                }
+            }
+        }
+    }
+
+    /// Writes a raw line to the event stream, or keeps it for the next connection.
+    fn emit_event_line(&mut self, line: String) {
+        match &mut self.event_slot {
+            Some(slot) => slot.queue.push_back(Out { line, prompt: None }),
+            None => self.pending_event_lines.push(line),
+        }
+    }
+
+    /// The answer of an HTTP fault matching `path`, if one is armed (and counts it).
+    pub(crate) fn http_fault(&mut self, path: &str) -> Option<Full> {
+        let index = self.http_faults.iter().position(|f| f.times > 0 && path.contains(&f.path_contains))?;
+        let fault = &mut self.http_faults[index];
+        fault.times -= 1;
+        let kind = fault.kind.clone();
+        if fault.times == 0 {
+            self.http_faults.remove(index);
+        }
+        Some(match kind {
+            HttpFaultKind::ServerError(status) => Full {
+                status,
+                content_type: "text/plain; charset=utf-8",
+                headers: Vec::new(),
+                body: format!("fake server error {status}"),
+            },
+            HttpFaultKind::RateLimit(retry_after) => Full {
+                status: 429,
+                content_type: "text/html; charset=utf-8",
+                headers: retry_after.map(|s| ("Retry-After".to_owned(), s.to_string())).into_iter().collect(),
+                body: TOO_MANY_REQUESTS_PAGE.to_owned(),
+            },
+        })
+    }
+}

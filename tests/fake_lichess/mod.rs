@@ -1,0 +1,635 @@
+//! A fake Lichess server for the bot's system tests.
+//!
+//! [`FakeLichess`] is a thread-based HTTP/1.1 server on `127.0.0.1` that simulates the part of
+//! Lichess a bot uses, with lila's semantics as described in the Bot API reference: accounts
+//! and tokens, the event stream, challenges both ways, bot game streams with `gameFull` and
+//! `gameState` lines, moves with clocks, draws, takebacks, aborts, resignations, claims, chat,
+//! the daily bot-game limit. The other side of every game is a scripted [`Opponent`], and
+//! [`Fault`]s break things on purpose (closed, silent or truncated streams, 5xx, HTML 429s,
+//! duplicate events, refused moves).
+//!
+//! Everything a test may wait for is observable: [`FakeLichess::game`],
+//! [`FakeLichess::challenge_state`], [`FakeLichess::requests`], … and
+//! [`FakeLichess::wait_until`] polls a condition and, on timeout, panics with a dump of the whole
+//! server state.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use ferz_tests::fake_lichess::{ChallengeSpec, FakeConfig, FakeLichess, Opponent};
+//!
+//! let server = FakeLichess::start(FakeConfig::default());
+//! // … start the bot with `server.url()` and `FAKE_TOKEN` …
+//! let id = server.send_challenge(ChallengeSpec::standard("alice", 60, 1).opponent(Opponent::random(7)));
+//! server.wait_until(Duration::from_secs(10), "the bot accepts", |s| s.game(&id).is_some());
+//! ```
+//!
+//! Semantics worth knowing when writing a test:
+//!
+//! - Clocks follow lila: neither clock runs for its side's first move; from the third ply on the
+//!   mover's clock loses the real time elapsed since the previous move and gains the increment.
+//!   The side to move loses on time (`outoftime`) as soon as its clock reaches zero; the server
+//!   checks on every request and on a timer. Unlimited games show `2147483647`.
+//! - Castling: standard games accept `e1g1` and `e1h1` and write what
+//!   [`FakeConfig::standard_castling`] says; `chess960` and `fromPosition` games (played with
+//!   Chess960 rules, so Shredder castling rights work) accept and write king-takes-rook only.
+//! - Draw offers follow lila's `BotPlayer`: a move with `offeringDraw=true` offers (allowed from
+//!   ply 2, once per 20 plies, otherwise silently ignored) or accepts a pending offer (the game
+//!   ends `draw` and the move is not played); a move with `offeringDraw=false` withdraws the
+//!   bot's own pending offer and, like any move, declines the opponent's.
+//! - Events written while no event stream is open are lost, as on lila; a new connection
+//!   replays `gameStart` for ongoing games and `challenge` for pending incoming challenges.
+//! - Challenges never expire. The bot's challenges are ignored unless
+//!   [`FakeLichess::set_challenge_answer`] says otherwise.
+//! - Variants the fake cannot simulate (`atomic`, …) can be challenged and accepted; their
+//!   games are played with standard rules.
+//! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
+
+mod endpoints;
+mod faults;
+mod http;
+mod json;
+mod opponents;
+mod state;
+mod stream;
+
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+pub use faults::Fault;
+pub use opponents::Opponent;
+
+use state::State;
+
+/// The token the fake accepts by default.
+pub const FAKE_TOKEN: &str = "lip_FakeBotToken_0123456789abcdef";
+
+/// How the server writes castling moves of standard games in `gameState.moves`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Castling {
+    /// King takes own rook (`e1h1`): what lila writes today.
+    #[default]
+    KingToRook,
+    /// The king's two-square step (`e1g1`): lila's legacy notation.
+    TwoStep,
+}
+
+/// How the fake server behaves.
+#[derive(Debug, Clone)]
+pub struct FakeConfig {
+    /// The bot's account id (also its user name), default `ferzbot`.
+    pub bot_id: String,
+    /// Whether the account is a bot account (`title: BOT`). If not, `/api/bot/*` answers 400
+    /// with lila's message until `POST /api/bot/account/upgrade`.
+    pub bot_is_bot: bool,
+    /// The accepted token; any other bearer token gets 401 `{"error":"No such token"}`.
+    pub token: String,
+    /// The token's scopes, comma-separated, as `/api/token/test` reports them.
+    pub scopes: String,
+    /// Keep-alive period of both stream kinds (lila: 6–7 s).
+    pub keep_alive: Duration,
+    /// How castling is written in standard games (chess960 and fromPosition always king-to-rook).
+    pub standard_castling: Castling,
+    /// A game reaching this many plies ends as a draw (status `draw`).
+    pub max_plies: usize,
+    /// lila's first-move timer: a side that does not make its first move within this time
+    /// gets the game aborted. `None`: no timer.
+    pub abort_on_no_first_move: Option<Duration>,
+    /// The bot's rating in every perf.
+    pub bot_rating: i64,
+    /// How long after a challenge from the bot the challenged user answers it.
+    pub challenge_answer_delay: Duration,
+}
+
+impl Default for FakeConfig {
+    fn default() -> Self {
+        FakeConfig {
+            bot_id: "ferzbot".into(),
+            bot_is_bot: true,
+            token: FAKE_TOKEN.into(),
+            scopes: "bot:play".into(),
+            keep_alive: Duration::from_millis(200),
+            standard_castling: Castling::KingToRook,
+            max_plies: 400,
+            abort_on_no_first_move: None,
+            bot_rating: 2000,
+            challenge_answer_delay: Duration::from_millis(50),
+        }
+    }
+}
+
+/// A challenge to the bot (or, with [`FakeLichess::start_game`], a game that starts at once).
+#[derive(Debug, Clone)]
+pub struct ChallengeSpec {
+    /// The challenger's user name, e.g. `alice` (the id is its lower case).
+    pub challenger: String,
+    /// Whether the challenger is a bot account (title `BOT`).
+    pub challenger_is_bot: bool,
+    /// The challenger's rating.
+    pub rating: i64,
+    /// Variant key: `standard`, `chess960`, `fromPosition`, or anything else (sent as is; a
+    /// game of an unsupported variant is played with standard rules).
+    pub variant: String,
+    /// Starting position for `fromPosition` (and `chess960` if given; otherwise a random
+    /// Chess960 position chosen with the opponent's seed).
+    pub initial_fen: Option<String>,
+    /// Real-time clock: (limit seconds, increment seconds).
+    pub clock: Option<(u32, u32)>,
+    /// Correspondence days per move (used when `clock` is `None`); neither means unlimited.
+    pub days: Option<u32>,
+    /// Rated or casual.
+    pub rated: bool,
+    /// The challenger's requested colour: `white`, `black` or `random`.
+    pub color: String,
+    /// How the challenger plays once the game starts.
+    pub opponent: Opponent,
+}
+
+impl ChallengeSpec {
+    /// A casual standard challenge from `challenger` with a `limit`+`inc` clock, random colour,
+    /// rating 1500, a random-move opponent.
+    pub fn standard(challenger: &str, limit: u32, inc: u32) -> Self {
+        ChallengeSpec {
+            challenger: challenger.into(),
+            challenger_is_bot: false,
+            rating: 1500,
+            variant: "standard".into(),
+            initial_fen: None,
+            clock: Some((limit, inc)),
+            days: None,
+            rated: false,
+            color: "random".into(),
+            opponent: Opponent::random(1),
+        }
+    }
+
+    /// Sets the variant key.
+    #[must_use]
+    pub fn variant(mut self, variant: &str) -> Self {
+        self.variant = variant.into();
+        self
+    }
+
+    /// Sets the starting position (for `standard` it turns the game into `fromPosition`, as
+    /// lila does).
+    #[must_use]
+    pub fn fen(mut self, fen: &str) -> Self {
+        self.initial_fen = Some(fen.into());
+        self
+    }
+
+    /// Sets the challenger's requested colour (`white`, `black`, `random`).
+    #[must_use]
+    pub fn color(mut self, color: &str) -> Self {
+        self.color = color.into();
+        self
+    }
+
+    /// Makes the challenger a bot account.
+    #[must_use]
+    pub fn bot(mut self) -> Self {
+        self.challenger_is_bot = true;
+        self
+    }
+
+    /// Makes the challenge rated.
+    #[must_use]
+    pub fn rated(mut self) -> Self {
+        self.rated = true;
+        self
+    }
+
+    /// Sets the challenger's rating.
+    #[must_use]
+    pub fn rating(mut self, rating: i64) -> Self {
+        self.rating = rating;
+        self
+    }
+
+    /// Sets a real-time clock.
+    #[must_use]
+    pub fn clock(mut self, limit: u32, inc: u32) -> Self {
+        self.clock = Some((limit, inc));
+        self.days = None;
+        self
+    }
+
+    /// Makes the challenge correspondence with `days` per move.
+    #[must_use]
+    pub fn days(mut self, days: u32) -> Self {
+        self.clock = None;
+        self.days = Some(days);
+        self
+    }
+
+    /// Makes the challenge unlimited (no clock at all).
+    #[must_use]
+    pub fn unlimited(mut self) -> Self {
+        self.clock = None;
+        self.days = None;
+        self
+    }
+
+    /// Sets how the challenger plays.
+    #[must_use]
+    pub fn opponent(mut self, opponent: Opponent) -> Self {
+        self.opponent = opponent;
+        self
+    }
+}
+
+/// The state of a challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChallengeState {
+    /// Waiting for an answer.
+    Pending,
+    /// Accepted; the game has the same id.
+    Accepted {
+        /// The game's id.
+        game_id: String,
+    },
+    /// Declined, with lila's lower-case `declineReasonKey` (`generic`, `toofast`, `nobot`, …).
+    Declined {
+        /// The reason key.
+        reason: String,
+    },
+    /// Canceled by the challenger.
+    Canceled,
+    /// Never created: the server refused it with this HTTP status (the daily bot-game limit).
+    Refused {
+        /// The status answered.
+        status: u16,
+    },
+}
+
+/// How a user answers the challenges the bot sends them.
+#[derive(Debug, Clone)]
+pub enum ChallengeAnswer {
+    /// Accepts (after [`FakeConfig::challenge_answer_delay`]) and plays like this.
+    Accept(Opponent),
+    /// Declines with this reason key (`generic`, `later`, `tooFast`, …).
+    Decline(String),
+    /// The bot has reached lila's 100 bot games a day: creating the challenge gets a 429 with
+    /// lila's `bot.vsBot.day` JSON body.
+    DailyLimit,
+    /// Never answers.
+    Ignore,
+}
+
+/// A challenge the bot created.
+#[derive(Debug, Clone)]
+pub struct OutgoingChallenge {
+    /// Challenge id (the game id if accepted).
+    pub id: String,
+    /// The challenged user, as given in the URL.
+    pub dest: String,
+    /// The form or JSON fields as sent (`rated`, `clock.limit`, `clock.increment`, `days`,
+    /// `variant`, `color`, …), decoded.
+    pub fields: BTreeMap<String, String>,
+    /// What became of it.
+    pub state: ChallengeState,
+}
+
+impl OutgoingChallenge {
+    /// A field by name.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
+/// A bot listed by `/api/bot/online`.
+#[derive(Debug, Clone)]
+pub struct OnlineBot {
+    /// User name (the id is its lower case).
+    pub username: String,
+    /// Perfs as (key, rating, games): `("blitz", 1800, 500)`.
+    pub perfs: Vec<(String, i64, i64)>,
+}
+
+impl OnlineBot {
+    /// A bot with 1500 in bullet, blitz, rapid and classical (100 games each).
+    pub fn new(username: &str) -> Self {
+        let perfs = ["bullet", "blitz", "rapid", "classical"].iter().map(|p| (p.to_string(), 1500, 100)).collect();
+        OnlineBot { username: username.into(), perfs }
+    }
+
+    /// Sets (or adds) one perf.
+    #[must_use]
+    pub fn perf(mut self, key: &str, rating: i64, games: i64) -> Self {
+        self.perfs.retain(|(k, _, _)| k != key);
+        self.perfs.push((key.into(), rating, games));
+        self
+    }
+}
+
+/// What a game looks like on the server.
+#[derive(Debug, Clone)]
+pub struct GameView {
+    /// Game id.
+    pub id: String,
+    /// Variant key.
+    pub variant: String,
+    /// `startpos` or the starting FEN.
+    pub initial_fen: String,
+    /// The current position.
+    pub fen: String,
+    /// The bot's colour, `white` or `black`.
+    pub bot_color: String,
+    /// The opponent's user id.
+    pub opponent: String,
+    /// The moves in the server's own notation.
+    pub moves: Vec<String>,
+    /// Status name: `started`, `mate`, `resign`, `aborted`, `draw`, `stalemate`, `outoftime`,
+    /// `timeout`, …
+    pub status: String,
+    /// `white` or `black`, when the game has a winner.
+    pub winner: Option<String>,
+    /// Bot moves sent with `offeringDraw=true`.
+    pub bot_draw_offers: usize,
+    /// Opponent draw offers the bot declined (`/draw/no`, or a move without `offeringDraw`).
+    pub draw_offers_declined_by_bot: usize,
+    /// Opponent takeback proposals the bot granted.
+    pub takebacks_granted: usize,
+    /// The bot's chat messages as (room, text).
+    pub chat: Vec<(String, String)>,
+    /// Illegal moves the bot sent (each answered 400).
+    pub illegal_moves_from_bot: Vec<String>,
+    /// White's remaining time in ms (2147483647 without a clock).
+    pub wtime_ms: i64,
+    /// Black's remaining time in ms.
+    pub btime_ms: i64,
+    /// How many times the game's stream was opened.
+    pub game_stream_connections: usize,
+    /// Whether a draw offer of the opponent is pending.
+    pub opponent_offers_draw: bool,
+    /// Whether a draw offer of the bot is pending.
+    pub bot_offers_draw: bool,
+    /// Whether a takeback proposal of the opponent is pending.
+    pub opponent_proposes_takeback: bool,
+}
+
+impl GameView {
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.status != "started" && self.status != "created"
+    }
+
+    /// Whether the bot won.
+    pub fn bot_won(&self) -> bool {
+        self.winner.as_deref() == Some(self.bot_color.as_str())
+    }
+
+    /// How many plies were played.
+    pub fn ply(&self) -> usize {
+        self.moves.len()
+    }
+}
+
+/// A request as the server saw it.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    /// `GET`, `POST`, …
+    pub method: String,
+    /// The path (as sent, percent-encoded).
+    pub path: String,
+    /// The raw query string.
+    pub query: String,
+    /// The body.
+    pub body: String,
+    /// Headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// The status answered.
+    pub status: u16,
+    /// When the request arrived.
+    pub at: Instant,
+}
+
+impl RecordedRequest {
+    /// A header by lower-case name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// A query parameter, decoded.
+    pub fn query_param(&self, name: &str) -> Option<String> {
+        http::decode_pairs(&self.query).into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+}
+
+/// What the server threads share.
+pub(crate) struct Shared {
+    pub(crate) state: Mutex<State>,
+    /// Notified after every change of the state.
+    pub(crate) changed: Condvar,
+    pub(crate) shutdown: AtomicBool,
+    pub(crate) config: FakeConfig,
+    pub(crate) base_url: String,
+}
+
+impl Shared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // A panicking server thread must not hide the state from the test's dump.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn is_shutdown(&self) -> bool {
+        self.shutdown.load(Ordering::SeqCst)
+    }
+}
+
+/// The running fake server. Dropping it stops every thread and closes every socket.
+pub struct FakeLichess {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl FakeLichess {
+    /// Starts a server on `127.0.0.1` on a free port.
+    ///
+    /// # Panics
+    /// If no port can be bound.
+    pub fn start(config: FakeConfig) -> FakeLichess {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local address");
+        let base_url = format!("http://{addr}");
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::new(&config)),
+            changed: Condvar::new(),
+            shutdown: AtomicBool::new(false),
+            config,
+            base_url,
+        });
+        let accept = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("fake-lichess-accept".into())
+                .spawn(move || stream::accept_loop(&shared, &listener))
+                .expect("spawn accept thread")
+        };
+        let ticker = {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("fake-lichess-ticker".into())
+                .spawn(move || stream::ticker(&shared))
+                .expect("spawn ticker thread")
+        };
+        FakeLichess { shared, addr, threads: vec![accept, ticker] }
+    }
+
+    /// The base URL, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        self.shared.base_url.clone()
+    }
+
+    /// The configuration the server runs with.
+    pub fn config(&self) -> &FakeConfig {
+        &self.shared.config
+    }
+
+    fn with_state<T>(&self, f: impl FnOnce(&mut State, &Shared) -> T) -> T {
+        let mut st = self.shared.lock();
+        st.tick(Instant::now(), &self.shared);
+        let out = f(&mut st, &self.shared);
+        drop(st);
+        self.shared.changed.notify_all();
+        out
+    }
+
+    /// Someone challenges the bot: a `challenge` event goes to the open event stream (and is
+    /// replayed on every new event-stream connection while pending). Returns the challenge id.
+    ///
+    /// # Panics
+    /// If `spec.initial_fen` is not a valid position.
+    pub fn send_challenge(&self, spec: ChallengeSpec) -> String {
+        self.with_state(|st, shared| st.incoming_challenge(spec, shared))
+    }
+
+    /// The challenger cancels: `challengeCanceled` on the event stream.
+    pub fn cancel_challenge(&self, id: &str) {
+        self.with_state(|st, shared| st.cancel_incoming(id, shared));
+    }
+
+    /// The state of a challenge (incoming or outgoing).
+    ///
+    /// # Panics
+    /// If there is no such challenge.
+    pub fn challenge_state(&self, id: &str) -> ChallengeState {
+        self.with_state(|st, _| st.challenge_state(id)).unwrap_or_else(|| panic!("no challenge {id}"))
+    }
+
+    /// Starts a game at once (as if a challenge had been accepted elsewhere): `gameStart` on
+    /// the event stream. Returns the game id.
+    ///
+    /// # Panics
+    /// If `spec.initial_fen` is not a valid position.
+    pub fn start_game(&self, spec: ChallengeSpec) -> String {
+        self.with_state(|st, shared| st.start_game_directly(spec, shared))
+    }
+
+    /// A game by id.
+    pub fn game(&self, id: &str) -> Option<GameView> {
+        self.with_state(|st, shared| st.game_view(id, shared))
+    }
+
+    /// Every game, oldest first.
+    pub fn games(&self) -> Vec<GameView> {
+        self.with_state(|st, shared| st.game_views(shared))
+    }
+
+    /// Polls `cond` every 20 ms until it holds.
+    ///
+    /// # Panics
+    /// After `timeout`, with `what` and a dump of the server state (games, challenges, the last
+    /// 30 requests).
+    pub fn wait_until(&self, timeout: Duration, what: &str, cond: impl Fn(&FakeLichess) -> bool) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if cond(self) {
+                return;
+            }
+            if Instant::now() >= deadline {
+                panic!("timed out after {timeout:?} waiting for: {what}\n{}", self.dump());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A readable dump of the server state: games, challenges, the last 30 requests.
+    pub fn dump(&self) -> String {
+        self.with_state(|st, shared| st.dump(shared))
+    }
+
+    /// Every request so far, in the order they were answered.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Injects a fault.
+    pub fn inject(&self, fault: Fault) {
+        self.with_state(|st, shared| st.inject(fault, shared));
+    }
+
+    /// Sets what `/api/bot/online` lists.
+    pub fn set_online_bots(&self, bots: Vec<OnlineBot>) {
+        self.with_state(|st, _| st.online_bots = bots);
+    }
+
+    /// Sets how `user` answers the bot's challenges (default: [`ChallengeAnswer::Ignore`]).
+    pub fn set_challenge_answer(&self, user: &str, answer: ChallengeAnswer) {
+        self.with_state(|st, _| st.answers.insert(user.to_lowercase(), answer));
+    }
+
+    /// The challenges the bot created, oldest first.
+    pub fn outgoing_challenges(&self) -> Vec<OutgoingChallenge> {
+        self.with_state(|st, _| st.outgoing_views())
+    }
+
+    /// How many times `/api/stream/event` was opened.
+    pub fn event_stream_connections(&self) -> usize {
+        self.shared.lock().event_stream_connections
+    }
+
+    /// Whether an event stream is connected now.
+    pub fn event_stream_open(&self) -> bool {
+        self.shared.lock().event_slot.is_some()
+    }
+
+    /// Whether the account is a bot account now.
+    pub fn bot_is_bot(&self) -> bool {
+        self.shared.lock().bot_is_bot
+    }
+
+    /// Per bot move: the time from the moment the server finished writing the game-stream line
+    /// that put the bot on move to the moment the move request arrived.
+    pub fn move_latencies(&self) -> Vec<Duration> {
+        self.shared.lock().latencies.clone()
+    }
+}
+
+impl Drop for FakeLichess {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.shared.changed.notify_all();
+        // Wake the accept loop.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+        // Connection threads: unblock their sockets, then wait for them.
+        let (sockets, threads) = {
+            let mut st = self.shared.lock();
+            (std::mem::take(&mut st.sockets), std::mem::take(&mut st.conn_threads))
+        };
+        for socket in sockets.values() {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }
+        self.shared.changed.notify_all();
+        for thread in threads {
+            let _ = thread.join();
+        }
+    }
+}

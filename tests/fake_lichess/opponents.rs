@@ -1,0 +1,269 @@
+//! Scripted opponents: the other side of every game.
+
+use std::time::{Duration, Instant};
+
+use ferz_chess::{Move, SplitMix64};
+
+use super::Shared;
+use super::state::{State, Status};
+
+/// How the opponent plays. Built from [`Opponent::random`] and refined with the builder
+/// methods; `ply` always counts the plies played so far (0 before the first move).
+#[derive(Debug, Clone)]
+pub struct Opponent {
+    pub(crate) seed: u64,
+    pub(crate) script: Vec<String>,
+    pub(crate) think: Option<Duration>,
+    pub(crate) offer_draw_at: Option<usize>,
+    pub(crate) accepts_draws: bool,
+    pub(crate) resign_at: Option<usize>,
+    pub(crate) never_move: bool,
+    pub(crate) gone: Option<(usize, Duration)>,
+    pub(crate) takeback_at: Option<usize>,
+    pub(crate) takeback_wait: Duration,
+}
+
+impl Opponent {
+    /// Plays uniformly random legal moves chosen with `seed`.
+    pub fn random(seed: u64) -> Opponent {
+        Opponent {
+            seed,
+            script: Vec::new(),
+            think: None,
+            offer_draw_at: None,
+            accepts_draws: false,
+            resign_at: None,
+            never_move: false,
+            gone: None,
+            takeback_at: None,
+            takeback_wait: Duration::from_secs(1),
+        }
+    }
+
+    /// Plays these moves first (the n-th on its n-th turn, when legal there; otherwise a random
+    /// move), then random ones.
+    #[must_use]
+    pub fn moves(mut self, uci: &[&str]) -> Opponent {
+        self.script = uci.iter().map(|m| m.to_string()).collect();
+        self
+    }
+
+    /// Waits this long before each move (default: a random 0–20 ms).
+    #[must_use]
+    pub fn think(mut self, d: Duration) -> Opponent {
+        self.think = Some(d);
+        self
+    }
+
+    /// Offers a draw when on move at this ply (then moves as usual). The offer shows as
+    /// `wdraw`/`bdraw` until the bot answers: `/draw/yes` or a move with `offeringDraw=true`
+    /// accept (draw), `/draw/no` or a move without it decline.
+    #[must_use]
+    pub fn offer_draw_at(mut self, ply: usize) -> Opponent {
+        self.offer_draw_at = Some(ply);
+        self
+    }
+
+    /// How the opponent answers the bot's draw offers, on its next turn: accept (the game ends
+    /// `draw`) or decline (the flag is gone from the next state). Default: decline.
+    #[must_use]
+    pub fn accepts_draws(mut self, yes: bool) -> Opponent {
+        self.accepts_draws = yes;
+        self
+    }
+
+    /// Resigns when on move at this ply.
+    #[must_use]
+    pub fn resign_at(mut self, ply: usize) -> Opponent {
+        self.resign_at = Some(ply);
+        self
+    }
+
+    /// Never moves.
+    #[must_use]
+    pub fn never_move(mut self) -> Opponent {
+        self.never_move = true;
+        self
+    }
+
+    /// Leaves when on move at this ply: stops moving and the game stream gets `opponentGone`
+    /// (`claimWinInSeconds` counting down on each keep-alive tick). `claim-victory` (and
+    /// `claim-draw`) succeed once `claim_after` has passed.
+    #[must_use]
+    pub fn gone_at(mut self, ply: usize, claim_after: Duration) -> Opponent {
+        self.gone = Some((ply, claim_after));
+        self
+    }
+
+    /// After playing its move at this ply, proposes a takeback (`wtakeback`/`btakeback`). The
+    /// bot's `/takeback/yes` takes back the opponent's move (and the bot's reply, if it already
+    /// moved), `/takeback/no` declines; then the opponent plays again. If the bot moves without
+    /// answering, the opponent waits [`Opponent::takeback_wait`] for an answer, then withdraws
+    /// the proposal and plays on.
+    #[must_use]
+    pub fn takeback_at(mut self, ply: usize) -> Opponent {
+        self.takeback_at = Some(ply);
+        self
+    }
+
+    /// How long the opponent waits for an answer to its takeback proposal once the bot has
+    /// moved (default 1 s).
+    #[must_use]
+    pub fn takeback_wait(mut self, d: Duration) -> Opponent {
+        self.takeback_wait = d;
+        self
+    }
+}
+
+impl Default for Opponent {
+    fn default() -> Self {
+        Opponent::random(1)
+    }
+}
+
+/// An opponent in a running game.
+#[derive(Debug, Clone)]
+pub(crate) struct OpponentRun {
+    pub(crate) script: Opponent,
+    pub(crate) rng: SplitMix64,
+    /// How many of its own moves it has played (the index into the script).
+    pub(crate) played: usize,
+    /// When it acts next, if it has something to do.
+    pub(crate) due: Option<Instant>,
+    pub(crate) offered_draw: bool,
+    pub(crate) proposed_takeback: bool,
+    /// Since when it is gone.
+    pub(crate) gone_since: Option<Instant>,
+}
+
+impl OpponentRun {
+    pub(crate) fn new(script: Opponent) -> OpponentRun {
+        let rng = SplitMix64::new(script.seed);
+        OpponentRun {
+            script,
+            rng,
+            played: 0,
+            due: None,
+            offered_draw: false,
+            proposed_takeback: false,
+            gone_since: None,
+        }
+    }
+
+    /// The delay before its next action.
+    pub(crate) fn think_time(&mut self) -> Duration {
+        match self.script.think {
+            Some(d) => d,
+            None => Duration::from_millis(self.rng.below(21)),
+        }
+    }
+
+    /// Seconds until the bot may claim the win, while gone.
+    pub(crate) fn claim_in(&self, now: Instant) -> Option<u64> {
+        let since = self.gone_since?;
+        let (_, after) = self.script.gone?;
+        let left = super::state::after(since, after).saturating_duration_since(now);
+        Some(left.as_millis().div_ceil(1000) as u64)
+    }
+
+    /// Whether the bot may claim now.
+    pub(crate) fn claimable(&self, now: Instant) -> bool {
+        self.claim_in(now) == Some(0)
+    }
+}
+
+impl State {
+    /// The opponent of game `gi` acts, if it is on move and its time has come.
+    pub(crate) fn opponent_turn(&mut self, gi: usize, now: Instant, shared: &Shared) {
+        let game = &mut self.games[gi];
+        if game.status != Status::Started || game.turn() == game.bot_color {
+            game.opp.due = None;
+            return;
+        }
+        if game.opp.script.never_move || game.opp.gone_since.is_some() {
+            game.opp.due = None;
+            return;
+        }
+        match game.opp.due {
+            None => {
+                let think = game.opp.think_time();
+                game.opp.due = Some(super::state::after(now, think));
+                return;
+            }
+            Some(due) if due <= now => game.opp.due = None,
+            Some(_) => return,
+        }
+        let ply = game.ply();
+        let bot = game.bot_color;
+        let opp = !bot;
+        let script = game.opp.script.clone();
+        if let Some((at, _)) = script.gone
+            && ply >= at
+        {
+            game.opp.gone_since = Some(now);
+            let line = game.opponent_gone_line(now);
+            game.push_line(line, None);
+            return;
+        }
+        if script.resign_at == Some(ply) {
+            self.finish(gi, Status::Resign, Some(bot), shared, now);
+            return;
+        }
+        if game.draw_offer[bot.index()] {
+            if script.accepts_draws {
+                self.finish(gi, Status::Draw, None, shared, now);
+                return;
+            }
+            // Declined: the flag is gone from the next state.
+            game.draw_offer[bot.index()] = false;
+        }
+        if script.offer_draw_at == Some(ply) && !game.opp.offered_draw {
+            game.opp.offered_draw = true;
+            game.draw_offer[opp.index()] = true;
+            game.push_state(shared, now);
+            let think = game.opp.think_time();
+            game.opp.due = Some(super::state::after(now, think));
+            return;
+        }
+        if game.takeback_offer[opp.index()] {
+            let waited_enough =
+                game.takeback_offered_at.is_none_or(|at| now >= super::state::after(at, script.takeback_wait));
+            if !waited_enough {
+                game.opp.due = game.takeback_offered_at.map(|at| super::state::after(at, script.takeback_wait));
+                return;
+            }
+            game.takeback_offer[opp.index()] = false;
+            game.takeback_offered_at = None;
+            game.push_state(shared, now);
+        }
+        // The bot's own takeback proposals are ignored and withdrawn by this move.
+        game.takeback_offer[bot.index()] = false;
+        let m = choose_move(game);
+        game.opp.played += 1;
+        let Some(m) = m else { return };
+        let ended = self.apply_move(gi, m, shared, now);
+        let game = &mut self.games[gi];
+        if !ended && script.takeback_at == Some(ply) && !game.opp.proposed_takeback {
+            game.opp.proposed_takeback = true;
+            game.takeback_offer[opp.index()] = true;
+            game.takeback_offered_at = Some(now);
+            game.push_state(shared, now);
+        }
+    }
+}
+
+/// The opponent's move: the scripted one when legal, else a random legal move.
+fn choose_move(game: &mut super::state::GameSim) -> Option<Move> {
+    let position = *game.board.position();
+    if let Some(text) = game.opp.script.script.get(game.opp.played)
+        && let Ok(m) = position.parse_uci(text)
+    {
+        return Some(m);
+    }
+    let legal = position.legal_moves();
+    if legal.is_empty() {
+        return None;
+    }
+    let index = game.opp.rng.index(legal.len());
+    Some(legal[index])
+}

@@ -1,0 +1,248 @@
+//! The server's threads: accepting connections, serving requests on them, writing streams, and
+//! the ticker that moves opponents and clocks on.
+
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::endpoints::{self, Response, Target};
+use super::http::{self, Conn, Full, ReadError};
+use super::state::{End, Out, Slot, State, Status};
+use super::{RecordedRequest, Shared};
+
+/// Accepts connections until shutdown; one thread per connection.
+pub(crate) fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) {
+    for socket in listener.incoming() {
+        if shared.is_shutdown() {
+            return;
+        }
+        let Ok(socket) = socket else { continue };
+        let mut st = shared.lock();
+        let conn = st.next_conn;
+        st.next_conn += 1;
+        if let Ok(clone) = socket.try_clone() {
+            st.sockets.insert(conn, clone);
+        }
+        st.conn_threads.retain(|t| !t.is_finished());
+        let thread_shared = Arc::clone(shared);
+        let spawned = std::thread::Builder::new()
+            .name(format!("fake-lichess-conn-{conn}"))
+            .spawn(move || serve(&thread_shared, socket, conn));
+        if let Ok(handle) = spawned {
+            st.conn_threads.push(handle);
+        }
+    }
+}
+
+/// Serves requests on one connection until it closes or turns into a stream.
+fn serve(shared: &Shared, socket: TcpStream, conn_id: u64) {
+    let mut conn = Conn::new(socket);
+    loop {
+        let request = match conn.read_request(&shared.shutdown) {
+            Ok(request) => request,
+            Err(ReadError::Closed) => break,
+            Err(ReadError::Malformed(why)) => {
+                let _ = http::write_full(&mut conn.stream, &Full::error(400, why), true);
+                break;
+            }
+        };
+        let now = Instant::now();
+        let response = {
+            let mut st = shared.lock();
+            st.tick(now, shared);
+            let response = endpoints::handle(&mut st, shared, &request, conn_id, now);
+            st.requests.push(RecordedRequest {
+                method: request.method.clone(),
+                path: request.path.clone(),
+                query: request.query.clone(),
+                body: request.body.clone(),
+                headers: request.headers.clone(),
+                status: response.status(),
+                at: request.at,
+            });
+            response
+        };
+        shared.changed.notify_all();
+        match response {
+            Response::Full(full) => {
+                let keep = http::keep_alive(&request);
+                if http::write_full(&mut conn.stream, &full, !keep).is_err() || !keep {
+                    break;
+                }
+            }
+            Response::Stream(target) => {
+                write_stream(shared, &mut conn.stream, &target, conn_id);
+                break;
+            }
+        }
+    }
+    let _ = conn.stream.shutdown(std::net::Shutdown::Both);
+    shared.lock().sockets.remove(&conn_id);
+}
+
+/// The slot of `target` if it still belongs to connection `conn`.
+fn my_slot<'a>(st: &'a mut State, target: &Target, conn: u64) -> Option<&'a mut Slot> {
+    let slot = match target {
+        Target::Event => st.event_slot.as_mut(),
+        Target::Game(id) => {
+            let gi = st.game_index(id)?;
+            st.games[gi].slot.as_mut()
+        }
+    };
+    slot.filter(|s| s.conn == conn)
+}
+
+fn drop_my_slot(st: &mut State, target: &Target, conn: u64) {
+    match target {
+        Target::Event => {
+            if st.event_slot.as_ref().is_some_and(|s| s.conn == conn) {
+                st.event_slot = None;
+            }
+        }
+        Target::Game(id) => {
+            if let Some(gi) = st.game_index(id)
+                && st.games[gi].slot.as_ref().is_some_and(|s| s.conn == conn)
+            {
+                st.games[gi].slot = None;
+            }
+        }
+    }
+}
+
+/// What the writer does next.
+enum Step {
+    Write(Vec<Out>),
+    KeepAlive(Option<String>),
+    End(End),
+    /// The server stops: just drop the socket.
+    Quit,
+}
+
+/// Writes a stream from its slot: queued lines, keep-alives, and its end.
+fn write_stream(shared: &Shared, socket: &mut TcpStream, target: &Target, conn: u64) {
+    let keep_alive = shared.config.keep_alive;
+    if http::write_stream_head(socket).is_err() {
+        drop_my_slot(&mut shared.lock(), target, conn);
+        return;
+    }
+    let mut last_write = Instant::now();
+    loop {
+        let step = next_step(shared, target, conn, last_write, keep_alive);
+        let result = match step {
+            Step::Quit => return,
+            Step::End(End::Clean) => {
+                let _ = http::write_last_chunk(socket);
+                return;
+            }
+            Step::End(End::Abrupt) => {
+                http::write_truncated_chunk(socket);
+                return;
+            }
+            Step::KeepAlive(extra) => {
+                let mut data = "\n".to_owned();
+                if let Some(line) = extra {
+                    data.push_str(&line);
+                    data.push('\n');
+                }
+                http::write_chunk(socket, &data)
+            }
+            Step::Write(lines) => write_lines(shared, socket, target, &lines),
+        };
+        if result.is_err() {
+            drop_my_slot(&mut shared.lock(), target, conn);
+            return;
+        }
+        last_write = Instant::now();
+    }
+}
+
+/// Waits until the stream has something to do.
+fn next_step(shared: &Shared, target: &Target, conn: u64, last_write: Instant, keep_alive: Duration) -> Step {
+    let mut st = shared.lock();
+    loop {
+        if shared.is_shutdown() {
+            return Step::Quit;
+        }
+        let now = Instant::now();
+        let game_gone_line = match target {
+            Target::Game(id) => st.game_index(id).and_then(|gi| {
+                let g = &st.games[gi];
+                (g.status == Status::Started && g.opp.gone_since.is_some()).then(|| g.opponent_gone_line(now))
+            }),
+            Target::Event => None,
+        };
+        let Some(slot) = my_slot(&mut st, target, conn) else {
+            // Replaced by a newer connection, or removed: end cleanly.
+            return Step::End(End::Clean);
+        };
+        let mut wake = super::state::after(last_write, keep_alive);
+        match slot.silent_until {
+            Some(until) if until > now => wake = until,
+            _ => {
+                slot.silent_until = None;
+                if !slot.queue.is_empty() {
+                    let lines: Vec<Out> = slot.queue.drain(..).collect();
+                    note_prompts(&mut st, target, &lines, now);
+                    return Step::Write(lines);
+                }
+                if let Some(end) = slot.end {
+                    drop_my_slot(&mut st, target, conn);
+                    return Step::End(end);
+                }
+                if now >= wake {
+                    return Step::KeepAlive(game_gone_line);
+                }
+            }
+        }
+        let wait = wake.saturating_duration_since(now).max(Duration::from_millis(1));
+        st = shared.changed.wait_timeout(st, wait).map(|(guard, _)| guard).unwrap_or_else(|e| e.into_inner().0);
+    }
+}
+
+/// Before writing: the lines that put the bot on move get a provisional time, so that a move
+/// arriving before the writer is done still has a reference.
+fn note_prompts(st: &mut State, target: &Target, lines: &[Out], now: Instant) {
+    let Target::Game(id) = target else { return };
+    let Some(gi) = st.game_index(id) else { return };
+    let g = &mut st.games[gi];
+    let current = g.prompt();
+    if g.bot_prompted_at.is_none() && lines.iter().any(|out| out.prompt.is_some() && out.prompt == current) {
+        g.bot_prompted_at = Some(now);
+        g.prompt_provisional = true;
+    }
+}
+
+/// Writes lines one chunk each; after the line that puts the bot on move, notes the time.
+fn write_lines(shared: &Shared, socket: &mut TcpStream, target: &Target, lines: &[Out]) -> std::io::Result<()> {
+    for out in lines {
+        http::write_chunk(socket, &format!("{}\n", out.line))?;
+        if let (Some(ply), Target::Game(id)) = (out.prompt, target) {
+            let written = Instant::now();
+            let mut st = shared.lock();
+            if let Some(gi) = st.game_index(id) {
+                let g = &mut st.games[gi];
+                if g.prompt() == Some(ply) && g.prompt_provisional {
+                    g.bot_prompted_at = Some(written);
+                    g.prompt_provisional = false;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the simulation clock: opponents' moves, flags, timers, answers to challenges.
+pub(crate) fn ticker(shared: &Shared) {
+    let mut st = shared.lock();
+    loop {
+        if shared.is_shutdown() {
+            return;
+        }
+        let now = Instant::now();
+        st.tick(now, shared);
+        shared.changed.notify_all();
+        let wake = st.next_wake(Instant::now(), shared);
+        let wait = wake.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+        st = shared.changed.wait_timeout(st, wait).map(|(guard, _)| guard).unwrap_or_else(|e| e.into_inner().0);
+    }
+}

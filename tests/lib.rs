@@ -1,5 +1,6 @@
 //! Helpers for ferz's system tests: building, locating and running the real `ferz` binary.
 
+pub mod bot_process;
 pub mod fake_lichess;
 
 use std::path::PathBuf;

@@ -19,7 +19,7 @@ pub struct Opponent {
     pub(crate) resign_at: Option<usize>,
     pub(crate) never_move: bool,
     pub(crate) gone: Option<(usize, Duration)>,
-    pub(crate) takeback_at: Option<usize>,
+    pub(crate) takeback_at: Vec<usize>,
     pub(crate) takeback_wait: Duration,
 }
 
@@ -35,7 +35,7 @@ impl Opponent {
             resign_at: None,
             never_move: false,
             gone: None,
-            takeback_at: None,
+            takeback_at: Vec::new(),
             takeback_wait: Duration::from_secs(1),
         }
     }
@@ -95,14 +95,15 @@ impl Opponent {
         self
     }
 
-    /// After playing its move at this ply, proposes a takeback (`wtakeback`/`btakeback`). The
+    /// After playing its move at this ply, proposes a takeback (calls add up: one proposal per
+    /// ply given, each made once even if a takeback brings the game back to that ply) (`wtakeback`/`btakeback`). The
     /// bot's `/takeback/yes` takes back the opponent's move (and the bot's reply, if it already
     /// moved), `/takeback/no` declines; then the opponent plays again. If the bot moves without
     /// answering, the opponent waits [`Opponent::takeback_wait`] for an answer, then withdraws
     /// the proposal and plays on.
     #[must_use]
     pub fn takeback_at(mut self, ply: usize) -> Opponent {
-        self.takeback_at = Some(ply);
+        self.takeback_at.push(ply);
         self
     }
 
@@ -131,7 +132,7 @@ pub(crate) struct OpponentRun {
     /// When it acts next, if it has something to do.
     pub(crate) due: Option<Instant>,
     pub(crate) offered_draw: bool,
-    pub(crate) proposed_takeback: bool,
+    pub(crate) proposed_takeback: Vec<usize>,
     /// Since when it is gone.
     pub(crate) gone_since: Option<Instant>,
 }
@@ -145,7 +146,7 @@ impl OpponentRun {
             played: 0,
             due: None,
             offered_draw: false,
-            proposed_takeback: false,
+            proposed_takeback: Vec::new(),
             gone_since: None,
         }
     }
@@ -243,8 +244,8 @@ impl State {
         let Some(m) = m else { return };
         let ended = self.apply_move(gi, m, shared, now);
         let game = &mut self.games[gi];
-        if !ended && script.takeback_at == Some(ply) && !game.opp.proposed_takeback {
-            game.opp.proposed_takeback = true;
+        if !ended && script.takeback_at.contains(&ply) && !game.opp.proposed_takeback.contains(&ply) {
+            game.opp.proposed_takeback.push(ply);
             game.takeback_offer[opp.index()] = true;
             game.takeback_offered_at = Some(now);
             game.push_state(shared, now);

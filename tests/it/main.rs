@@ -1,5 +1,6 @@
 //! System tests: the real `ferz` binary, run as a process.
 
+mod bot;
 mod fake_lichess;
 mod match_cli;
 mod perft_cli;

@@ -123,6 +123,16 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_bot_file_holds_exactly_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/bot.toml");
+        let (config, _): (ferz_bot::BotConfig, _) = load(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(config, ferz_bot::BotConfig::default());
+        let env = HashMap::from([("FERZ__CHALLENGE__CONCURRENCY".to_owned(), "4".to_owned())]);
+        let (config, _): (ferz_bot::BotConfig, _) = load(Some(&path), Path::new("x"), &env).unwrap();
+        assert_eq!(config.challenge.concurrency, 4);
+    }
+
+    #[test]
     fn defaults_apply_without_a_file() {
         let (config, origin): (SelfplayConfig, _) =
             load(None, Path::new("/nonexistent/selfplay.toml"), &HashMap::new()).unwrap();

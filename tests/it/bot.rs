@@ -1,0 +1,420 @@
+//! The real `ferz bot` against the fake Lichess server: challenges, whole games, draws,
+//! resignations, aborts, claims, takebacks, concurrency and network faults.
+
+use std::time::Duration;
+
+use ferz_chess::{Game, Position, Variant};
+use ferz_tests::bot_process::BotProcess;
+use ferz_tests::fake_lichess::{
+    Castling, ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, GameView, Opponent,
+};
+
+const GAME_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn server(config: FakeConfig) -> FakeLichess {
+    FakeLichess::start(config)
+}
+
+fn bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
+    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
+    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
+    bot
+}
+
+fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
+    server.wait_until(Duration::from_secs(10), "the challenge is accepted", |s| {
+        matches!(s.challenge_state(challenge), ChallengeState::Accepted { .. })
+    });
+    match server.challenge_state(challenge) {
+        ChallengeState::Accepted { game_id } => game_id,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn wait_over(server: &FakeLichess, game: &str) -> GameView {
+    server.wait_until(GAME_TIMEOUT, &format!("game {game} ends"), |s| s.game(game).is_some_and(|g| g.is_over()));
+    server.game(game).expect("game exists")
+}
+
+/// Replays the server's record with our rules: every move legal, and the final status agrees
+/// with the position when the game ended on the board.
+fn assert_legal(view: &GameView) {
+    assert!(view.illegal_moves_from_bot.is_empty(), "illegal moves from the bot: {:?}", view.illegal_moves_from_bot);
+    let variant = if view.variant == "standard" { Variant::Chess } else { Variant::Chess960 };
+    let start = if view.initial_fen == "startpos" {
+        Position::new(Variant::Chess).with_variant(variant).unwrap()
+    } else {
+        Position::from_fen(&view.initial_fen, variant).unwrap()
+    };
+    let mut game = Game::new(start);
+    for uci in &view.moves {
+        game.play_uci(uci).unwrap_or_else(|e| panic!("{uci}: {e} in {view:?}"));
+    }
+    if view.status == "mate" {
+        assert!(game.outcome().is_some(), "mate on the server but not on the board: {view:?}");
+    }
+}
+
+#[test]
+fn plays_whole_standard_games_as_white_and_black_and_writes_pgns() {
+    let server = server(FakeConfig { standard_castling: Castling::TwoStep, ..FakeConfig::default() });
+    let bot = bot(&server, &[]);
+    // The challenger asks for black: the bot is white; then the other way round. The opponent
+    // castles, in the server's legacy notation (e1g1 / e8g8).
+    let as_white = server.send_challenge(
+        ChallengeSpec::standard("alice", 180, 2)
+            .color("black")
+            .opponent(Opponent::random(1).moves(&["e7e5", "g8f6", "f8c5", "e8g8"])),
+    );
+    let game = accepted_game(&server, &as_white);
+    let view = wait_over(&server, &game);
+    assert_eq!(view.bot_color, "white");
+    assert_legal(&view);
+    let as_black = server.send_challenge(
+        ChallengeSpec::standard("bob", 180, 2)
+            .color("white")
+            .opponent(Opponent::random(2).moves(&["e2e4", "g1f3", "f1c4", "e1g1"])),
+    );
+    let game2 = accepted_game(&server, &as_black);
+    let view2 = wait_over(&server, &game2);
+    assert_eq!(view2.bot_color, "black");
+    assert_legal(&view2);
+    for view in [&view, &view2] {
+        assert!(view.bot_won() || view.winner.is_none(), "the bot lost to random moves: {view:?}");
+        assert!(view.chat.iter().any(|(room, text)| room == "player" && text.contains("Good luck")), "{:?}", view.chat);
+    }
+    server.wait_until(Duration::from_secs(5), "PGNs are written", |_| bot.pgns().len() == 2);
+    if std::env::var_os("FERZ_TEST_SHOW_LOG").is_some() {
+        eprintln!("{}", bot.log());
+    }
+    let pgns = bot.pgns();
+    assert!(pgns.iter().any(|p| p.contains("[White \"ferzbot\"]") && p.contains("[Black \"alice\"]")), "{pgns:?}");
+    assert!(pgns.iter().all(|p| p.contains("[%eval") && p.contains("[%clk")), "{pgns:?}");
+}
+
+#[test]
+fn chess960_and_from_position_games_with_both_castling_notations() {
+    for castling in [Castling::KingToRook, Castling::TwoStep] {
+        let server = server(FakeConfig { standard_castling: castling, ..FakeConfig::default() });
+        let _bot = bot(&server, &[]);
+        // Chess960 from the standard array: the opponent castles king-takes-rook on both sides
+        // (e1h1 in one game, e8a8 in the other).
+        let fen960 = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1";
+        let kingside = server.send_challenge(
+            ChallengeSpec::standard("carol", 300, 3)
+                .variant("chess960")
+                .fen(fen960)
+                .color("white")
+                .opponent(Opponent::random(3).moves(&["e2e4", "g1f3", "f1c4", "e1h1"])),
+        );
+        let queenside = server.send_challenge(
+            ChallengeSpec::standard("dave", 300, 3)
+                .variant("chess960")
+                .fen(fen960)
+                .color("black")
+                .opponent(Opponent::random(4).moves(&["d7d5", "b8c6", "c8f5", "d8d7", "e8a8"])),
+        );
+        // fromPosition with Shredder-letter rights (rooks on b and g files).
+        let shredder = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1";
+        let from_pos = server.send_challenge(
+            ChallengeSpec::standard("erin", 300, 3).fen(shredder).color("white").opponent(Opponent::random(5)),
+        );
+        for challenge in [kingside, queenside, from_pos] {
+            let game = accepted_game(&server, &challenge);
+            let view = wait_over(&server, &game);
+            assert_legal(&view);
+            assert!(view.bot_won() || view.winner.is_none(), "{view:?}");
+        }
+    }
+}
+
+#[test]
+fn declines_with_each_reason() {
+    let server = server(FakeConfig::default());
+    let reasons = |server: &FakeLichess, specs: Vec<(ChallengeSpec, &str)>| {
+        let ids: Vec<(String, &str)> =
+            specs.into_iter().map(|(spec, want)| (server.send_challenge(spec), want)).collect();
+        for (id, want) in ids {
+            server.wait_until(Duration::from_secs(10), &format!("challenge {id} is declined with {want}"), |s| {
+                s.challenge_state(&id) == ChallengeState::Declined { reason: want.to_lowercase() }
+            });
+        }
+    };
+    {
+        // One slot, nobody waits; no bots; casual only; blitz and rapid, increments up to 5 s.
+        let _bot = bot(
+            &server,
+            &[(
+                "challenge",
+                "concurrency = 1\nmax_waiting = 0\nbots = false\nrated = false\nspeeds = [\"blitz\", \"rapid\"]\nmax_increment_s = 5\nblock_list = [\"mallory\"]\nmin_rating = 1000",
+            )],
+        );
+        // Occupy the only slot with an opponent who never moves (abort is 30 s away).
+        let busy = server.send_challenge(
+            ChallengeSpec::standard("olga", 300, 0).color("white").opponent(Opponent::random(6).never_move()),
+        );
+        accepted_game(&server, &busy);
+        reasons(
+            &server,
+            vec![
+                (ChallengeSpec::standard("botty", 300, 0).bot(), "noBot"),
+                (ChallengeSpec::standard("a", 300, 0).variant("atomic"), "variant"),
+                (ChallengeSpec::standard("b", 60, 0), "tooFast"),
+                (ChallengeSpec::standard("c", 3600, 0), "tooSlow"),
+                (ChallengeSpec::standard("c2", 300, 0).days(3), "tooSlow"),
+                (ChallengeSpec::standard("d", 300, 8), "timeControl"),
+                (ChallengeSpec::standard("e", 300, 0).rated(), "casual"),
+                (ChallengeSpec::standard("mallory", 300, 0), "generic"),
+                (ChallengeSpec::standard("weak", 300, 0).rating(800), "generic"),
+                (ChallengeSpec::standard("f", 300, 0), "later"),
+            ],
+        );
+    }
+    let server = self::server(FakeConfig::default());
+    let _bot = bot(&server, &[("challenge", "humans = false\ncasual = false\nvariants = [\"standard\"]")]);
+    reasons(
+        &server,
+        vec![
+            (ChallengeSpec::standard("human", 300, 0).rated(), "onlyBot"),
+            (ChallengeSpec::standard("robo", 300, 0).bot(), "rated"),
+            (ChallengeSpec::standard("robo2", 300, 0).bot().rated().variant("chess960"), "standard"),
+        ],
+    );
+}
+
+#[test]
+fn draw_offers_accepted_when_level_declined_when_winning_and_made_by_us() {
+    let server = server(FakeConfig::default());
+    let _bot = bot(
+        &server,
+        &[
+            ("draw", "accept_score_cp = 80\noffer_moves = 2\noffer_score_cp = 60\noffer_max_pieces = 4"),
+            ("resign", "enabled = false"),
+        ],
+    );
+    // Level: the opponent offers after 1. e4-ish moves; the bot (white) accepts.
+    let level = server.send_challenge(
+        ChallengeSpec::standard("fay", 300, 3)
+            .color("black")
+            .opponent(Opponent::random(7).moves(&["e7e5"]).offer_draw_at(3)),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &level));
+    assert_eq!(view.status, "draw", "{view:?}");
+    // Winning: a queen up; the offer is declined and the bot goes on to win.
+    let won = server.send_challenge(
+        ChallengeSpec::standard("gus", 300, 3)
+            .fen("4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1")
+            .color("black")
+            .opponent(Opponent::random(8).offer_draw_at(1)),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &won));
+    assert!(view.draw_offers_declined_by_bot >= 1, "{view:?}");
+    assert!(view.bot_won(), "{view:?}");
+    // Our offer: a locked pawn ending; the opponent accepts.
+    let ours = server.send_challenge(
+        ChallengeSpec::standard("hal", 300, 3)
+            .fen("4k3/8/8/4p3/4P3/8/8/4K3 w - - 0 1")
+            .color("black")
+            .opponent(Opponent::random(9).accepts_draws(true)),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &ours));
+    assert!(view.bot_draw_offers >= 1, "{view:?}");
+    assert_eq!(view.status, "draw", "{view:?}");
+}
+
+#[test]
+fn resigns_lost_games_and_sees_opponents_resign() {
+    let server = server(FakeConfig::default());
+    let _bot = bot(&server, &[("resign", "moves = 2\nscore_cp = -500")]);
+    let lost = server.send_challenge(
+        ChallengeSpec::standard("ivan", 300, 3)
+            .fen("3qk3/8/8/8/8/8/8/4K3 w - - 0 1")
+            .color("black")
+            .opponent(Opponent::random(10).think(Duration::from_millis(5))),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &lost));
+    assert_eq!((view.status.as_str(), view.winner.as_deref()), ("resign", Some("black")), "{view:?}");
+    let theirs = server.send_challenge(
+        ChallengeSpec::standard("judy", 300, 3).color("black").opponent(Opponent::random(11).resign_at(5)),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &theirs));
+    assert_eq!(view.status, "resign");
+    assert!(view.bot_won(), "{view:?}");
+}
+
+#[test]
+fn aborts_games_the_opponent_never_starts_and_claims_abandoned_ones() {
+    let server = server(FakeConfig::default());
+    let _bot = bot(&server, &[("abort", "abort_s = 1")]);
+    // As black: white never moves. As white: the bot moves, black never answers.
+    for color in ["white", "black"] {
+        let ch = server.send_challenge(
+            ChallengeSpec::standard("kim", 300, 3).color(color).opponent(Opponent::random(12).never_move()),
+        );
+        let view = wait_over(&server, &accepted_game(&server, &ch));
+        assert_eq!(view.status, "aborted", "{view:?}");
+        assert!(view.ply() < 2);
+    }
+    let gone = server.send_challenge(
+        ChallengeSpec::standard("lea", 300, 3)
+            .color("black")
+            .opponent(Opponent::random(13).gone_at(4, Duration::from_millis(800))),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &gone));
+    assert_eq!(view.status, "timeout", "{view:?}");
+    assert!(view.bot_won(), "{view:?}");
+}
+
+#[test]
+fn grants_takebacks_up_to_the_limit() {
+    let server = server(FakeConfig::default());
+    let _bot = bot(&server, &[("takeback", "max_per_game = 1")]);
+    let ch = server.send_challenge(
+        ChallengeSpec::standard("max", 300, 3)
+            .color("black")
+            .opponent(Opponent::random(14).takeback_at(3).takeback_at(7)),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &ch));
+    assert_eq!(view.takebacks_granted, 1, "{view:?}");
+    assert_legal(&view);
+    let answers: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("/takeback/"))
+        .map(|r| r.path.rsplit('/').next().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(answers, ["yes", "no"], "one granted, the next declined");
+}
+
+#[test]
+fn concurrency_slots_waiting_and_eight_games_at_once() {
+    let server = server(FakeConfig::default());
+    let _bot = bot(&server, &[("challenge", "concurrency = 2\nmax_waiting = 1\nmax_games_per_opponent = 8")]);
+    let slow = || Opponent::random(15).think(Duration::from_millis(30));
+    let ids: Vec<String> = (0..4)
+        .map(|i| server.send_challenge(ChallengeSpec::standard(&format!("p{i}"), 300, 3).opponent(slow())))
+        .collect();
+    server.wait_until(Duration::from_secs(10), "one challenge is declined with later", |s| {
+        ids.iter().filter(|id| s.challenge_state(id) == ChallengeState::Declined { reason: "later".into() }).count()
+            == 1
+    });
+    server.wait_until(GAME_TIMEOUT, "three games are played, two at a time", |s| {
+        ids.iter().filter(|id| matches!(s.challenge_state(id), ChallengeState::Accepted { .. })).count() == 3
+            && s.games().iter().all(GameView::is_over)
+    });
+    drop(_bot);
+
+    let server = self::server(FakeConfig::default());
+    let _bot = bot(&server, &[("challenge", "concurrency = 8\nmax_games_per_opponent = 8")]);
+    let ids: Vec<String> = (0..8)
+        .map(|i| {
+            server.send_challenge(
+                ChallengeSpec::standard("many", 300, 3)
+                    .opponent(Opponent::random(20 + i).think(Duration::from_millis(10))),
+            )
+        })
+        .collect();
+    server.wait_until(Duration::from_secs(10), "eight games run at once", |s| {
+        s.games().iter().filter(|g| !g.is_over()).count() == 8
+            || s.games().iter().filter(|g| g.is_over()).count() > 0 && s.games().len() == 8
+    });
+    for id in &ids {
+        let view = wait_over(&server, &accepted_game(&server, id));
+        assert_legal(&view);
+    }
+}
+
+#[test]
+fn survives_stream_faults_errors_and_rate_limits() {
+    let server = server(FakeConfig::default());
+    let _bot = bot(&server, &[]);
+    // The event stream closes, then goes silent: the bot reconnects both times.
+    server.inject(Fault::CloseEventStream);
+    server.wait_until(Duration::from_secs(10), "reconnect after close", |s| {
+        s.event_stream_connections() >= 2 && s.event_stream_open()
+    });
+    server.inject(Fault::SilenceEventStream(Duration::from_secs(5)));
+    server.wait_until(Duration::from_secs(10), "reconnect after silence", |s| s.event_stream_connections() >= 3);
+    // A malformed line and an unknown event type are skipped.
+    server.inject(Fault::EventLine("{not json".into()));
+    server.inject(Fault::EventLine(r#"{"type":"somethingNew","x":1}"#.into()));
+    // 5xx on accept is retried; a 429 with an HTML page holds the endpoint, then works.
+    server.inject(Fault::ServerError { path_contains: "/accept".into(), times: 1, status: 502 });
+    let first = server.send_challenge(
+        ChallengeSpec::standard("nina", 300, 3)
+            .color("black")
+            .opponent(Opponent::random(30).think(Duration::from_millis(20))),
+    );
+    let game = accepted_game(&server, &first);
+    // Mid-game: a duplicate gameStart, a dropped game stream and a rejected move.
+    server.wait_until(Duration::from_secs(10), "a few moves", |s| s.game(&game).is_some_and(|g| g.ply() >= 4));
+    server.inject(Fault::DuplicateGameStart { game_id: game.clone() });
+    server.inject(Fault::DropGameStream { game_id: game.clone() });
+    server.inject(Fault::RejectMove { game_id: game.clone(), times: 1 });
+    let view = wait_over(&server, &game);
+    assert_legal(&view);
+    assert!(view.game_stream_connections >= 2, "the stream was reopened: {view:?}");
+    assert!(view.bot_won() || view.winner.is_none(), "{view:?}");
+    server.inject(Fault::RateLimit { path_contains: "/accept".into(), times: 1, retry_after: Some(1) });
+    let second =
+        server.send_challenge(ChallengeSpec::standard("otto", 300, 3).color("black").opponent(Opponent::random(31)));
+    let game2 = accepted_game(&server, &second);
+    assert_legal(&wait_over(&server, &game2));
+    let accepts = server.requests().iter().filter(|r| r.path.ends_with("/accept")).count();
+    assert!(accepts >= 4, "{accepts} accept requests: 502 then ok, 429 then ok");
+    let starts = server.requests().iter().filter(|r| r.path == format!("/api/bot/game/stream/{game}")).count();
+    assert!(starts <= 4, "no runaway reconnects: {starts}");
+}
+
+#[test]
+fn graceful_stop_finishes_the_running_game_then_exits() {
+    let server = server(FakeConfig::default());
+    let mut bot = bot(&server, &[]);
+    let ch = server.send_challenge(
+        ChallengeSpec::standard("pia", 300, 3)
+            .color("black")
+            .opponent(Opponent::random(40).think(Duration::from_millis(40))),
+    );
+    let game = accepted_game(&server, &ch);
+    server
+        .wait_until(Duration::from_secs(10), "the game is under way", |s| s.game(&game).is_some_and(|g| g.ply() >= 2));
+    bot.interrupt();
+    // New challenges are declined while the running game is finished.
+    let late = server.send_challenge(ChallengeSpec::standard("quinn", 300, 3));
+    let code = bot.wait(GAME_TIMEOUT);
+    assert_eq!(code, Some(0), "{}", bot.log());
+    assert!(server.game(&game).unwrap().is_over(), "the running game was played to its end");
+    assert!(!matches!(server.challenge_state(&late), ChallengeState::Accepted { .. }), "no new game while stopping");
+}
+
+#[test]
+fn start_up_errors_are_clear_and_name_the_fix() {
+    // Not a BOT account: the bot refuses and points to `ferz bot upgrade`, which upgrades it.
+    let server = server(FakeConfig { bot_is_bot: false, ..FakeConfig::default() });
+    let mut bot = BotProcess::start(&server.url(), FAKE_TOKEN, &[]);
+    assert_eq!(bot.wait(Duration::from_secs(20)), Some(1));
+    assert!(bot.log().contains("ferz bot upgrade"), "{}", bot.log());
+    let config = bot.dir.path().join("bot.toml");
+    let out = std::process::Command::new(ferz_tests::ferz_binary())
+        .args(["bot", "upgrade", "--config"])
+        .arg(&config)
+        .env("LICHESS_BOT_TOKEN", FAKE_TOKEN)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is now a BOT account"));
+    assert!(server.bot_is_bot());
+    // A wrong token: a clear message, and the token itself never appears in the output.
+    let mut bad = BotProcess::start(&server.url(), "lip_WrongSecret123", &[]);
+    assert_eq!(bad.wait(Duration::from_secs(20)), Some(1));
+    let log = bad.log();
+    assert!(log.contains("not valid") && !log.contains("lip_WrongSecret123"), "{log}");
+    // No token at all.
+    let mut none = BotProcess::start(&server.url(), "", &[]);
+    assert_eq!(none.wait(Duration::from_secs(20)), Some(1));
+    assert!(none.log().contains("LICHESS_BOT_TOKEN"), "{}", none.log());
+    // An unknown key names the key and the file.
+    let mut typo = BotProcess::start(&server.url(), FAKE_TOKEN, &[("challenge", "concurency = 2")]);
+    assert_eq!(typo.wait(Duration::from_secs(20)), Some(1));
+    assert!(typo.log().contains("concurency") && typo.log().contains("bot.toml"), "{}", typo.log());
+}

@@ -418,3 +418,179 @@ fn start_up_errors_are_clear_and_name_the_fix() {
     assert_eq!(typo.wait(Duration::from_secs(20)), Some(1));
     assert!(typo.log().contains("concurency") && typo.log().contains("bot.toml"), "{}", typo.log());
 }
+
+/// The `overhead_us` of every "moved" line of the bot's log: time from a game state's arrival
+/// to the move request leaving, minus the search.
+fn overheads_us(log: &str) -> Vec<u64> {
+    log.lines()
+        .filter(|l| l.contains("moved"))
+        .filter_map(|l| l.split("overhead_us").nth(1))
+        .filter_map(|rest| {
+            rest.trim_start_matches(|c: char| !c.is_ascii_digit())
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Peak resident memory of a process, KiB (Linux `VmHWM`).
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Benchmark (run on demand): the bot's own overhead per move over at least 1,000 moves at a
+/// fixed tiny node limit. `cargo test --release -p ferz-tests --test it bench_bot_overhead -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark; run on demand"]
+fn bench_bot_overhead() {
+    let server = server(FakeConfig::default());
+    let bot = bot(
+        &server,
+        &[
+            ("engine", "nodes = 50\nhash_mb = 1"),
+            ("challenge", "concurrency = 4\nmax_games_per_opponent = 4"),
+            ("resign", "enabled = false"),
+            ("draw", "offer = false"),
+        ],
+    );
+    let mut total = 0;
+    let mut seed = 100;
+    while total < 1000 {
+        let ids: Vec<String> = (0..4)
+            .map(|_| {
+                seed += 1;
+                server.send_challenge(ChallengeSpec::standard("bench", 300, 3).opponent(Opponent::random(seed)))
+            })
+            .collect();
+        for id in &ids {
+            let view = wait_over(&server, &accepted_game(&server, id));
+            assert_legal(&view);
+        }
+        server
+            .wait_until(Duration::from_secs(10), "the bot logs its moves", |_| overheads_us(&bot.log()).len() > total);
+        total = overheads_us(&bot.log()).len();
+    }
+    let mut overhead = overheads_us(&bot.log());
+    overhead.sort_unstable();
+    let mut latency: Vec<u64> = server.move_latencies().iter().map(|d| d.as_micros() as u64).collect();
+    latency.sort_unstable();
+    println!(
+        "bot overhead over {} moves: median {} us, p99 {} us, max {} us; server-side state-to-move (with a 50-node search and HTTP): median {} us, p99 {} us",
+        overhead.len(),
+        percentile(&overhead, 0.5),
+        percentile(&overhead, 0.99),
+        overhead.last().unwrap(),
+        percentile(&latency, 0.5),
+        percentile(&latency, 0.99),
+    );
+}
+
+/// Benchmark (run on demand): 32 games at once at 1+1 on the real clock; all must end legally
+/// without a time loss. Prints the bot's peak memory.
+#[test]
+#[ignore = "benchmark; run on demand"]
+fn bench_32_games_at_one_plus_one() {
+    let server = server(FakeConfig::default());
+    let bot = bot(
+        &server,
+        &[
+            ("engine", "nodes = 0\nhash_mb = 16\nmove_overhead_ms = 100"),
+            ("challenge", "concurrency = 32\nmax_games_per_opponent = 32"),
+        ],
+    );
+    let start = std::time::Instant::now();
+    let ids: Vec<String> = (0..32)
+        .map(|i| {
+            server.send_challenge(
+                ChallengeSpec::standard("bench", 60, 1)
+                    .opponent(Opponent::random(500 + i).think(Duration::from_millis(200))),
+            )
+        })
+        .collect();
+    let peak = std::sync::atomic::AtomicU64::new(0);
+    let games: Vec<String> = ids.iter().map(|id| accepted_game(&server, id)).collect();
+    server.wait_until(Duration::from_secs(900), "all 32 games end", |s| {
+        peak.fetch_max(peak_rss_kib(bot.pid()).unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+        games.iter().all(|g| s.game(g).is_some_and(|v| v.is_over()))
+    });
+    let peak = peak.into_inner().max(peak_rss_kib(bot.pid()).unwrap_or(0));
+    let mut statuses = std::collections::BTreeMap::new();
+    for g in &games {
+        let view = server.game(g).unwrap();
+        assert_legal(&view);
+        assert!(!(view.status == "outoftime" && !view.bot_won()), "the bot lost on time: {view:?}");
+        *statuses
+            .entry(format!(
+                "{} {}",
+                view.status,
+                if view.bot_won() {
+                    "won"
+                } else if view.winner.is_none() {
+                    "drawn"
+                } else {
+                    "lost"
+                }
+            ))
+            .or_insert(0) += 1;
+    }
+    println!(
+        "32 games at 1+1 in {:.0} s: {statuses:?}; bot peak RSS {} MiB",
+        start.elapsed().as_secs_f64(),
+        peak / 1024
+    );
+}
+
+#[test]
+fn matchmaking_challenges_online_bots_and_backs_off() {
+    use ferz_tests::fake_lichess::{ChallengeAnswer, OnlineBot};
+    let server = server(FakeConfig::default());
+    server.set_online_bots(vec![
+        OnlineBot::new("ferzbot").perf("blitz", 2000, 100),
+        OnlineBot::new("Grumpy").perf("blitz", 2050, 100),
+        OnlineBot::new("Friendly").perf("blitz", 1950, 100),
+        OnlineBot::new("Giant").perf("blitz", 3200, 100),
+    ]);
+    server.set_challenge_answer("grumpy", ChallengeAnswer::Decline("later".into()));
+    server.set_challenge_answer("friendly", ChallengeAnswer::Accept(Opponent::random(77)));
+    let _bot = bot(
+        &server,
+        &[(
+            "matchmaking",
+            "enabled = true\nidle_s = 0\nmin_interval_s = 1\ntime_controls = [\"180+2\"]\nmax_rating_diff = 300\ndecline_backoff_s = 3600",
+        )],
+    );
+    // Both near-rated bots get challenged (the decliner once: it is then left alone), never
+    // ourselves or the 3200 giant; the friendly one's game is played.
+    server.wait_until(Duration::from_secs(30), "a matchmaking game is played", |s| {
+        s.games().iter().any(|g| g.opponent == "friendly" && g.is_over())
+    });
+    server.wait_until(Duration::from_secs(30), "the decliner was asked too", |s| {
+        s.outgoing_challenges().iter().any(|c| c.dest.eq_ignore_ascii_case("grumpy"))
+    });
+    let out = server.outgoing_challenges();
+    assert!(
+        out.iter().all(|c| !c.dest.eq_ignore_ascii_case("giant") && !c.dest.eq_ignore_ascii_case("ferzbot")),
+        "{out:?}"
+    );
+    assert_eq!(out.iter().filter(|c| c.dest.eq_ignore_ascii_case("grumpy")).count(), 1, "{out:?}");
+    let first = &out[0];
+    assert_eq!(
+        (first.field("clock.limit"), first.field("clock.increment"), first.field("rated")),
+        (Some("180"), Some("2"), Some("false"))
+    );
+    // The daily limit pauses matchmaking: after the 429 no further challenge goes out.
+    server.set_challenge_answer("friendly", ChallengeAnswer::DailyLimit);
+    server.wait_until(Duration::from_secs(30), "the daily limit is hit", |s| {
+        s.outgoing_challenges().iter().any(|c| matches!(c.state, ChallengeState::Refused { status: 429 }))
+    });
+    let after = server.outgoing_challenges().len();
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(server.outgoing_challenges().len(), after, "no challenges while paused");
+}

@@ -341,12 +341,16 @@ impl GameTask {
         }
     }
 
+    /// Greets once per game, and only at its start: a bot restarted in the middle of a game
+    /// does not say hello again.
     async fn greet(&mut self) {
-        if self.greeted || self.state.ply() >= 2 && self.full.as_ref().is_some_and(|f| f.state.ply() >= 2) {
-            self.greeted = true;
+        if self.greeted {
             return;
         }
         self.greeted = true;
+        if self.full.as_ref().is_some_and(|f| f.state.ply() >= 2) {
+            return;
+        }
         let greeting = self.ctx.config.greeting.clone();
         self.chat(ChatRoom::Player, &greeting.hello).await;
         self.chat(ChatRoom::Spectator, &greeting.hello_spectators).await;

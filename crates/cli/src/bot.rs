@@ -1,6 +1,7 @@
 //! `ferz bot` and `ferz bot upgrade`: settings, token, logging, signals, and the runtime.
 
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,7 +49,13 @@ pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
     let (config, origin): (BotConfig, String) =
         settings::load(args.config.as_deref(), Path::new("config/bot.toml"), &env)?;
     config.validate().with_context(|| format!("settings from {origin}"))?;
-    tracing_subscriber::fmt().with_max_level(args.log_level).with_target(false).with_writer(std::io::stderr).init();
+    // Colours only on a terminal: journald, kubectl logs and files get plain text.
+    tracing_subscriber::fmt()
+        .with_max_level(args.log_level)
+        .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .init();
     let token = Token::new(token.trim());
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;

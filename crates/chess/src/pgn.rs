@@ -69,8 +69,8 @@ pub fn write_pgn(
 }
 
 /// The tags a start position needs: `Variant` for Chess960 and Shatranj, and `SetUp`/`FEN`
-/// unless the game starts from the variant's usual position (a Chess960 start always gets them,
-/// as there are 960).
+/// unless the game is standard chess from the usual start. Chess960 and Shatranj games always
+/// carry their FEN: there are 960 arrays, and two Shatranj arrays in use.
 #[must_use]
 pub fn setup_tags(start: &Position) -> Vec<(&'static str, String)> {
     let variant = start.variant();
@@ -81,12 +81,7 @@ pub fn setup_tags(start: &Position) -> Vec<(&'static str, String)> {
         Variant::Shatranj => tags.push(("Variant", "Shatranj".to_owned())),
     }
     let fen = start.fen();
-    let usual = match variant {
-        Variant::Chess => fen == STANDARD_FEN,
-        Variant::Chess960 => false,
-        Variant::Shatranj => *start == Position::new(Variant::Shatranj),
-    };
-    if !usual {
+    if variant != Variant::Chess || fen != STANDARD_FEN {
         tags.push(("SetUp", "1".to_owned()));
         tags.push(("FEN", fen));
     }
@@ -154,7 +149,8 @@ mod tests {
         let text = write_pgn(&[("White", "a\"b".to_owned())], &start, &moves, Some("done"), "*");
         assert_eq!(text, "[White \"a\\\"b\"]\n\n1. e4 e5 {+0.20/10} 2. Nf3 {x)y} 2... Nc6 {done} *\n\n");
         let shatranj = Position::new(Variant::Shatranj);
-        assert_eq!(setup_tags(&shatranj), vec![("Variant", "Shatranj".to_owned())]);
+        assert_eq!(setup_tags(&shatranj)[..2], [("Variant", "Shatranj".to_owned()), ("SetUp", "1".to_owned())]);
+        assert!(setup_tags(&Position::new(Variant::Chess)).is_empty());
         let from = Position::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1", Variant::Chess).unwrap();
         assert_eq!(setup_tags(&from)[0], ("SetUp", "1".to_owned()));
     }

@@ -594,3 +594,24 @@ fn matchmaking_challenges_online_bots_and_backs_off() {
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(server.outgoing_challenges().len(), after, "no challenges while paused");
 }
+
+#[test]
+fn plays_from_the_self_play_opening_cache() {
+    // A cache that knows one move for the start position, one no engine would choose.
+    let cache_dir = ferz_tests::TempDir::new("bot-book");
+    let path = cache_dir.path().join("cache");
+    {
+        let cache = ferz_selfplay::cache::OpeningCache::open(&path).unwrap();
+        let start = Position::new(Variant::Chess);
+        cache.record_search(&start, 12, &[(start.parse_uci("a2a3").unwrap(), 0)]).unwrap();
+        cache.flush().unwrap();
+    }
+    let server = server(FakeConfig::default());
+    let book = format!("book = \"{}\"\nbook_min_depth = 10", path.display());
+    let _bot = bot(&server, &[("engine", &book)]);
+    let ch =
+        server.send_challenge(ChallengeSpec::standard("ursula", 300, 3).color("black").opponent(Opponent::random(50)));
+    let view = wait_over(&server, &accepted_game(&server, &ch));
+    assert_eq!(view.moves.first().map(String::as_str), Some("a2a3"), "{view:?}");
+    assert_legal(&view);
+}

@@ -358,23 +358,9 @@ impl Default for PgnConfig {
     }
 }
 
-/// A setting with a value the bot cannot use.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{key} = {value}: {reason}")]
-pub struct InvalidSetting {
-    /// The key, `section.name`.
-    pub key: &'static str,
-    /// The value as given.
-    pub value: String,
-    /// What to change.
-    pub reason: &'static str,
-}
-
-impl InvalidSetting {
-    fn new(key: &'static str, value: impl ToString, reason: &'static str) -> InvalidSetting {
-        InvalidSetting { key, value: value.to_string(), reason }
-    }
-}
+/// A setting with a value the bot cannot use: the same error type as the self-play settings,
+/// so that every settings file reports a bad value the same way.
+pub use ferz_selfplay::config::InvalidSetting;
 
 /// Variant keys a challenge or a game may carry that the bot can play.
 pub const PLAYABLE_VARIANTS: [&str; 4] = ["standard", "chess960", "fromPosition", "shatranj"];

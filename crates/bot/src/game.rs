@@ -528,12 +528,8 @@ impl GameTask {
             (Some(Color::Black), Score::Mate(n)) => Score::Mate(-n),
             (_, s) => s,
         };
-        if let Some(slot) = self.evals.get_mut(plies) {
-            *slot = eval.map(|(s, d)| (white_view(s), d));
-        } else {
-            self.evals.resize(plies, None);
-            self.evals.push(eval.map(|(s, d)| (white_view(s), d)));
-        }
+        self.evals.resize(plies + 1, None);
+        self.evals[plies] = eval.map(|(s, d)| (white_view(s), d));
         self.moved_at_ply = Some(plies);
         let overhead = since.elapsed();
         let mut attempts = 0;
@@ -650,7 +646,7 @@ impl GameTask {
         let mut pgn = None;
         if !pgn_config.dir.as_os_str().is_empty()
             && status != "aborted"
-            && let (Some(log), _) = (self.log(&status, &result), ())
+            && let Some(log) = self.log(&status, &result)
         {
             match log.write(&pgn_config.dir, pgn_config) {
                 Ok(path) => pgn = Some(path),

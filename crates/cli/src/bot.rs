@@ -78,20 +78,14 @@ pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
             })
             .context("installing the Ctrl-C handler")?;
             let summary = runtime.block_on(ferz_bot::run(config, token, stop_rx))?;
-            let played = summary.games.len();
-            let (mut wins, mut draws, mut losses) = (0, 0, 0);
-            for game in &summary.games {
-                match game.result.as_str() {
-                    "1/2-1/2" => draws += 1,
-                    "*" => {}
-                    _ => {
-                        // The summary's result is white-relative; the task knows our side only in
-                        // its log, so count decisive games by the PGN result alone.
-                        if game.result == "1-0" { wins += 1 } else { losses += 1 }
-                    }
-                }
-            }
-            tracing::info!(games = played, white_wins = wins, draws, black_wins = losses, "bot stopped");
+            let count = |result: &str| summary.games.iter().filter(|g| g.result == result).count();
+            tracing::info!(
+                games = summary.games.len(),
+                white_won = count("1-0"),
+                black_won = count("0-1"),
+                drawn = count("1/2-1/2"),
+                "bot stopped"
+            );
             Ok(ExitCode::SUCCESS)
         }
     }

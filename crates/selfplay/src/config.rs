@@ -223,7 +223,7 @@ impl Default for CacheConfig {
 }
 
 /// A value that cannot work, with the key that holds it.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{key} = {value}: {reason}")]
 pub struct InvalidSetting {
     /// The dotted key, such as `search.nodes`.
@@ -232,6 +232,13 @@ pub struct InvalidSetting {
     pub value: String,
     /// What to change.
     pub reason: &'static str,
+}
+
+impl InvalidSetting {
+    /// A bad `value` of `key`, and what to change.
+    pub fn new(key: &'static str, value: impl ToString, reason: &'static str) -> InvalidSetting {
+        InvalidSetting { key, value: value.to_string(), reason }
+    }
 }
 
 impl SelfplayConfig {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use crate::{TempDir, ferz_binary};
 
 /// Settings every system test starts from: fast timers, tiny searches, PGNs in the temp dir.
-/// `extra` is TOML appended per section (later keys override earlier ones only if written in
-/// their own section, so tests pass whole sections they change).
+/// `sections` are `(section, "key = value\n...")`: a key given there replaces this harness's
+/// default for it, and new sections are added.
 #[must_use]
 pub fn bot_toml(url: &str, pgn_dir: &Path, sections: &[(&str, &str)]) -> String {
     let mut base: Vec<(String, String)> = vec![

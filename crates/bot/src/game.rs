@@ -90,6 +90,8 @@ struct GameTask {
     full: Option<GameFull>,
     /// Our colour, from `gameFull` (or the `gameStart` hint until then).
     us: Option<Color>,
+    /// `gameStart`'s Chess960 flag (PyChess's only way to tell Chess960 from chess).
+    chess960_hint: bool,
     opponent_name: String,
     engine: Option<Engine>,
     search: Option<RunningSearch>,
@@ -136,6 +138,7 @@ impl GameTask {
             rules: None,
             full: None,
             us,
+            chess960_hint: hint.chess960.unwrap_or(false),
             opponent_name,
             engine: None,
             search: None,
@@ -295,7 +298,8 @@ impl GameTask {
 
     fn on_full(&mut self, full: &GameFull) -> Result<(), String> {
         if self.rules.is_none() {
-            let chess960 = full.variant.key_or_name() == "chess960";
+            // PyChess names Chess960 `chess` and says so only in `gameStart`'s flag.
+            let chess960 = self.chess960_hint;
             let rules = Rules::new(full.variant.key_or_name(), chess960, &full.initial_fen).map_err(|e| {
                 self.error = Some(e.to_string());
                 e.to_string()

@@ -15,8 +15,8 @@ pub struct LoggedMove {
     pub mv: Move,
     /// The mover's clock after the move, ms, when a state showed it.
     pub clock_ms: Option<i64>,
-    /// Our evaluation (for our moves): score from our side and depth; `None` for book moves
-    /// and the opponent's moves.
+    /// Our evaluation of our moves, from white's view (as `[%eval]` is read), and its depth;
+    /// `None` for book moves and the opponent's moves.
     pub eval: Option<(Score, u32)>,
 }
 
@@ -133,8 +133,7 @@ impl GameLog {
     }
 }
 
-/// `[%eval]` text: pawns from white's view are what PGN viewers expect, but the bot records its
-/// own side's view in `GameLog::moves`; the caller converts. Mates are `#n`.
+/// `[%eval]` text of a white-view score: pawns with two decimals, mates as `#n`.
 fn eval_text(score: Score) -> String {
     match score {
         Score::Cp(cp) => format!("{:.2}", f64::from(cp) / 100.0),

@@ -3,8 +3,9 @@
 //! `fake-uci [MODE [N [MS]]]` plays the first legal move of every position and reports a
 //! score of 0, except that on its N-th `go` (counted over the process's life) it:
 //! `illegal` answers a well-formed illegal move; `crash` exits without answering; `hang` never
-//! answers, not even `stop`; `slow` answers after MS milliseconds. `no-uciok` never finishes
-//! the handshake. Without a mode it always plays legally.
+//! answers, not even `stop`; `slow` answers after MS milliseconds. `pace` answers every `go`
+//! after MS milliseconds (N is ignored). `no-uciok` never finishes the handshake. Without a mode
+//! it always plays legally.
 
 use std::io::{BufRead, Write};
 
@@ -87,6 +88,9 @@ fn main() {
                         "slow" => std::thread::sleep(std::time::Duration::from_millis(millis)),
                         _ => {}
                     }
+                }
+                if mode == "pace" {
+                    std::thread::sleep(std::time::Duration::from_millis(millis));
                 }
                 say("info depth 1 score cp 0 nodes 1 pv");
                 match legal.first() {

@@ -367,3 +367,88 @@ fn book_openings_are_played_once_per_pair_with_colours_swapped() {
     expected.sort_unstable();
     assert_eq!(used, expected);
 }
+
+#[test]
+fn ctrl_c_finishes_the_games_in_progress_and_resume_plays_only_the_rest() {
+    let dir = TempDir::new("match-resume");
+    let pgn = dir.path().join("games.pgn");
+    let pgn_arg = pgn.to_str().unwrap();
+    // Every move takes 20 ms, so a 12-ply game lasts about a quarter of a second.
+    let args = |seed: &'static str| {
+        let paced = fake("pace 0 20");
+        [
+            "match",
+            "--engine-a",
+            &paced,
+            "--vs",
+            &paced,
+            "--games",
+            "12",
+            "--nodes",
+            "100",
+            "--max-plies",
+            "12",
+            "--seed",
+            seed,
+            "--pgn",
+            pgn_arg,
+        ]
+        .map(str::to_owned)
+    };
+    let child = std::process::Command::new(ferz_tests::ferz_binary())
+        .args(args("4"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ferz match");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&pgn).map_or(0, |t| t.matches("[Event ").count()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no game finished within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let signal = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(signal.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stdout}\n{stderr}");
+    assert!(stderr.contains("finishing the games in progress"), "{stderr}");
+    assert!(stdout.contains("Match stopped") && stdout.contains("--resume"), "{stdout}");
+    let first_run = read_pgn(&pgn);
+    check_games(&first_run);
+    let played = first_run.len();
+    assert!((2..12).contains(&played), "{played} games before the stop");
+    // The game in progress was finished, not dropped: no unfinished result in the file.
+    assert!(first_run.iter().all(|g| g.result != "*"));
+
+    // A crash while a game was being written leaves a cut game at the end; resume removes it.
+    let mut text = std::fs::read_to_string(&pgn).unwrap();
+    text.push_str("[Event \"ferz match\"]\n[Site \"?\"]\n[Round \"99\"]\n\n1. e4 e5 2. Nf");
+    std::fs::write(&pgn, text).unwrap();
+
+    // Another seed schedules other openings: its games do not belong to this PGN.
+    let mut foreign = args("5").to_vec();
+    foreign.push("--resume".into());
+    let (code, stdout, stderr) = run(&foreign.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(stderr.contains("opening scheduled for pair"), "{stderr}");
+
+    let mut resumed = args("4").to_vec();
+    resumed.push("--resume".into());
+    let (code, stdout, stderr) = run(&resumed.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains(&format!("Resuming: {played} games read back")), "{stdout}");
+    assert!(stdout.contains("Match finished: 12 of 12 games"), "{stdout}");
+    assert!(stdout.contains(&format!("({played} of them from the earlier run)")), "{stdout}");
+    assert_eq!(stdout.matches("Finished game").count(), 12 - played, "only the missing games are played: {stdout}");
+    let games = read_pgn(&pgn);
+    check_games(&games);
+    let mut rounds: Vec<u64> = games.iter().map(|g| g.tag("Round").parse().unwrap()).collect();
+    rounds.sort_unstable();
+    assert_eq!(rounds, (1..=12).collect::<Vec<u64>>(), "every game once");
+    // The first run's games are still there, unchanged and first.
+    for (before, after) in first_run.iter().zip(&games) {
+        assert_eq!(before.tags, after.tags);
+        assert_eq!(before.game.moves(), after.game.moves());
+    }
+}

@@ -207,13 +207,14 @@ impl UciEngine {
         timeouts: Timeouts,
     ) -> Result<UciEngine, EngineError> {
         let program_name = program.display().to_string();
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|error| EngineError::Spawn { program: program_name.clone(), error })?;
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        // Its own process group keeps a terminal's Ctrl-C from killing the engine mid-game: the
+        // match decides what an interrupt means (finish the games in progress) and quits the
+        // engines itself. An engine whose match dies sees its stdin close and exits.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|error| EngineError::Spawn { program: program_name.clone(), error })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let (sender, lines) = std::sync::mpsc::channel();
         // Reading on a thread lets the arbiter wait with a deadline; the time stamp is taken as

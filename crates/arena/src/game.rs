@@ -73,6 +73,22 @@ impl Termination {
             Termination::Unterminated => "unterminated",
         }
     }
+
+    /// The termination a PGN `Termination` value names ([`Termination::pgn`] read back).
+    #[must_use]
+    pub fn from_pgn(tag: &str) -> Option<Termination> {
+        [
+            Termination::Normal,
+            Termination::TimeForfeit,
+            Termination::IllegalMove,
+            Termination::Disconnect,
+            Termination::Stall,
+            Termination::Adjudication,
+            Termination::Unterminated,
+        ]
+        .into_iter()
+        .find(|t| t.pgn() == tag)
+    }
 }
 
 /// The result of a game.

@@ -28,7 +28,7 @@
 //!     event: "ferz match".into(),
 //!     self_exe: std::env::current_exe()?,
 //! };
-//! let summary = run_match(&config, &mut std::io::stdout())?;
+//! let summary = run_match(&config, &[], &Default::default(), &mut std::io::stdout())?;
 //! print!("{}", summary.report());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -37,6 +37,7 @@ pub mod engine;
 pub mod game;
 pub mod openings;
 pub mod pgn;
+pub mod resume;
 mod runner;
 pub mod spec;
 pub mod stats;
@@ -44,6 +45,7 @@ pub mod stats;
 pub use engine::{EngineScore, Player, Timeouts, UciEngine};
 pub use game::{GameRecord, GameResult, GameSettings, Termination, play_game};
 pub use openings::{BookOrder, Opening, OpeningSettings, load_book, schedule};
-pub use runner::{MatchConfig, MatchError, MatchSummary, run_match};
+pub use resume::{PlayedGame, ResumeError, load_played};
+pub use runner::{MatchConfig, MatchControl, MatchError, MatchSummary, run_match};
 pub use spec::{DrawAdjudication, EngineCommand, EngineConfig, EngineOption, Limit, ResignAdjudication, SpecError};
 pub use stats::{Pentanomial, Sprt, SprtModel, SprtStatus, Wdl};

@@ -15,6 +15,7 @@ use crate::engine::{EngineError, Player, Timeouts, UciEngine};
 use crate::game::{GameRecord, GameResult, GameSettings, Termination, play_game};
 use crate::openings::Opening;
 use crate::pgn::{PgnContext, today, write_game};
+use crate::resume::PlayedGame;
 use crate::spec::EngineConfig;
 use crate::stats::{GameScore, Pentanomial, Sprt, SprtStatus, Wdl};
 
@@ -43,6 +44,21 @@ pub struct MatchConfig {
     pub event: String,
     /// The program `ferz` engines run (normally this executable).
     pub self_exe: PathBuf,
+}
+
+/// How a running match is stopped from outside (a signal handler, a test).
+#[derive(Debug, Default)]
+pub struct MatchControl {
+    /// Start no new game; the games in progress finish and are written.
+    pub drain: AtomicBool,
+    /// Stop at once: the games in progress are dropped (a resumed run plays them again).
+    pub abort: AtomicBool,
+}
+
+impl MatchControl {
+    fn starts_games(&self) -> bool {
+        !self.drain.load(Ordering::Relaxed) && !self.abort.load(Ordering::Relaxed)
+    }
 }
 
 /// A match that could not be run.
@@ -86,8 +102,10 @@ pub struct MatchSummary {
     pub sprt: Option<(Sprt, f64)>,
     /// How the games ended.
     pub terminations: Terminations,
-    /// Time since the start.
+    /// Time since the start of this run.
     pub elapsed: Duration,
+    /// Games read back from the PGN of an earlier run (`--resume`).
+    pub resumed: u64,
 }
 
 impl MatchSummary {
@@ -97,17 +115,46 @@ impl MatchSummary {
         self.wdl.games()
     }
 
+    /// Whether games are left to play: the match was stopped before its end without an SPRT
+    /// decision.
+    #[must_use]
+    pub fn unfinished(&self) -> bool {
+        self.games() < self.planned && self.sprt_status().is_none_or(|s| s == SprtStatus::Continue)
+    }
+
     /// The SPRT decision so far.
     #[must_use]
     pub fn sprt_status(&self) -> Option<SprtStatus> {
         self.sprt.map(|(sprt, llr)| sprt.status(llr))
     }
 
-    fn count(&mut self, termination: Termination) {
+    /// Counts a finished game; returns whether it completed its pair (the pentanomial and the
+    /// SPRT are updated then).
+    fn record(
+        &mut self,
+        termination: Termination,
+        a_white: bool,
+        score: GameScore,
+        pair: usize,
+        first_of_pair: &mut HashMap<usize, GameScore>,
+    ) -> bool {
+        self.wdl.add(score);
+        if a_white {
+            self.wdl_white.add(score);
+        }
         match self.terminations.iter_mut().find(|(t, _)| *t == termination) {
             Some((_, n)) => *n += 1,
             None => self.terminations.push((termination, 1)),
         }
+        let Some(first) = first_of_pair.remove(&pair) else {
+            first_of_pair.insert(pair, score);
+            return false;
+        };
+        self.penta.add(first, score);
+        if let Some((sprt, llr)) = &mut self.sprt {
+            *llr = sprt.llr(&self.penta);
+        }
+        true
     }
 
     /// One line: games, W/D/L, score, Elo, pentanomial counts, LLR and bounds.
@@ -140,11 +187,16 @@ impl MatchSummary {
         let mut out = String::new();
         let [a, b] = &self.names;
         out.push_str(&format!(
-            "Match finished: {} of {} games in {:.1} s\n",
+            "Match {}: {} of {} games in {:.1} s",
+            if self.unfinished() { "stopped" } else { "finished" },
             self.games(),
             self.planned,
             self.elapsed.as_secs_f64()
         ));
+        if self.resumed > 0 {
+            out.push_str(&format!(" ({} of them from the earlier run)", self.resumed));
+        }
+        out.push('\n');
         out.push_str(&format!("A: {a}\nB: {b}\n"));
         out.push_str(&format!(
             "Score of A vs B: +{} ={} -{} ({:.1}/{}, {:.1}%)\n",
@@ -195,15 +247,15 @@ impl MatchSummary {
 
 /// What a worker tells the collector.
 enum Event {
-    Game { number: u64, pair: usize, a_white: bool, record: GameRecord },
+    Game { number: u64, a_white: bool, record: GameRecord },
     Note(String),
     Fatal(MatchError),
 }
 
 /// A's score in a game.
-fn a_score(record: &GameRecord, a_white: bool) -> Option<GameScore> {
+fn a_score(result: GameResult, a_white: bool) -> Option<GameScore> {
     let a = Color::from_white(a_white);
-    match record.result {
+    match result {
         GameResult::Win(winner) if winner == a => Some(GameScore::Win),
         GameResult::Win(_) => Some(GameScore::Loss),
         GameResult::Draw => Some(GameScore::Draw),
@@ -211,11 +263,18 @@ fn a_score(record: &GameRecord, a_white: bool) -> Option<GameScore> {
     }
 }
 
-/// Runs the match, writing progress lines to `log`, and returns the final state.
+/// Runs the match, writing progress lines to `log`, and returns the final state. `played` are
+/// the games an earlier run finished (see [`crate::load_played`]): they count, and only the
+/// other games are played. `control` stops the match early.
 ///
 /// # Errors
 /// When an engine cannot be started (or restarted after a crash) or the PGN cannot be written.
-pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSummary, MatchError> {
+pub fn run_match(
+    config: &MatchConfig,
+    played: &[PlayedGame],
+    control: &MatchControl,
+    log: &mut dyn Write,
+) -> Result<MatchSummary, MatchError> {
     let started = Instant::now();
     let pairs = config.openings.len();
     let mut summary = MatchSummary {
@@ -227,7 +286,25 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
         sprt: config.sprt.map(|s| (s, 0.0)),
         terminations: Vec::new(),
         elapsed: Duration::ZERO,
+        resumed: played.len() as u64,
     };
+    let mut first_of_pair: HashMap<usize, GameScore> = HashMap::new();
+    let mut done = vec![[false; 2]; pairs];
+    for game in played {
+        let score = a_score(game.result, game.a_white()).expect("finished games only");
+        summary.record(game.termination, game.a_white(), score, game.pair(), &mut first_of_pair);
+        done[game.pair()][usize::from(!game.a_white())] = true;
+    }
+    let named = played.first().map(|g| if g.a_white() { [&g.white, &g.black] } else { [&g.black, &g.white] });
+    if let (Some([a, b]), [None, None]) = (named, [&config.engines[0].name, &config.engines[1].name]) {
+        summary.names = [a.clone(), b.clone()];
+    }
+    if !played.is_empty() {
+        let _ = writeln!(log, "Resuming: {} games read back; {}", played.len(), summary.progress_line());
+    }
+    // The games still to play, pair by pair: `[A white, B white]`.
+    let work: Vec<(usize, [bool; 2])> =
+        done.iter().enumerate().filter(|(_, d)| !(d[0] && d[1])).map(|(pair, d)| (pair, [!d[0], !d[1]])).collect();
     let mut pgn = match &config.pgn {
         Some(path) => Some(
             OpenOptions::new()
@@ -238,23 +315,22 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
         ),
         None => None,
     };
-    let next_pair = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    let stop = &control.abort;
     let (sender, events) = channel();
     let date = today();
     let mut failure = None;
     std::thread::scope(|scope| {
-        for worker in 0..config.concurrency.clamp(1, pairs.max(1)) {
+        for worker in 0..config.concurrency.clamp(1, work.len().max(1)) {
             let sender = sender.clone();
-            let (next_pair, stop) = (&next_pair, &stop);
+            let (next, work) = (&next, &work);
             std::thread::Builder::new()
                 .name(format!("match-worker-{worker}"))
-                .spawn_scoped(scope, move || run_worker(config, next_pair, stop, &sender))
+                .spawn_scoped(scope, move || run_worker(config, work, next, control, &sender))
                 .expect("spawn worker thread");
         }
         drop(sender);
-        let mut first_of_pair: HashMap<usize, GameScore> = HashMap::new();
-        let mut named = false;
+        let mut named = named.is_some();
         for event in events {
             match event {
                 Event::Note(text) => {
@@ -264,8 +340,8 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
                     stop.store(true, Ordering::Relaxed);
                     failure.get_or_insert(error);
                 }
-                Event::Game { number, pair, a_white, record } => {
-                    let Some(score) = a_score(&record, a_white) else { continue };
+                Event::Game { number, a_white, record } => {
+                    let Some(score) = a_score(record.result, a_white) else { continue };
                     if !named {
                         // The engines' own names, once known, unless the user chose names.
                         let (a, b) =
@@ -291,11 +367,8 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
-                    summary.wdl.add(score);
-                    if a_white {
-                        summary.wdl_white.add(score);
-                    }
-                    summary.count(record.termination);
+                    let pair = ((number - 1) / 2) as usize;
+                    let pair_done = summary.record(record.termination, a_white, score, pair, &mut first_of_pair);
                     let _ = writeln!(
                         log,
                         "Finished game {number} ({} vs {}): {} {{{}}}",
@@ -304,21 +377,12 @@ pub fn run_match(config: &MatchConfig, log: &mut dyn Write) -> Result<MatchSumma
                         record.result.pgn(),
                         record.reason
                     );
-                    match first_of_pair.remove(&pair) {
-                        None => {
-                            first_of_pair.insert(pair, score);
+                    if pair_done {
+                        if summary.sprt_status().is_some_and(|s| s != SprtStatus::Continue) {
+                            stop.store(true, Ordering::Relaxed);
                         }
-                        Some(first) => {
-                            summary.penta.add(first, score);
-                            if let Some((sprt, llr)) = &mut summary.sprt {
-                                *llr = sprt.llr(&summary.penta);
-                                if sprt.status(*llr) != SprtStatus::Continue {
-                                    stop.store(true, Ordering::Relaxed);
-                                }
-                            }
-                            summary.elapsed = started.elapsed();
-                            let _ = writeln!(log, "{}", summary.progress_line());
-                        }
+                        summary.elapsed = started.elapsed();
+                        let _ = writeln!(log, "{}", summary.progress_line());
                     }
                 }
             }
@@ -419,13 +483,20 @@ fn display_names(config: &MatchConfig, ids: [&str; 2]) -> [String; 2] {
     })
 }
 
-fn run_worker(config: &MatchConfig, next_pair: &AtomicUsize, stop: &AtomicBool, sender: &Sender<Event>) {
+fn run_worker(
+    config: &MatchConfig,
+    work: &[(usize, [bool; 2])],
+    next: &AtomicUsize,
+    control: &MatchControl,
+    sender: &Sender<Event>,
+) {
+    let stop = &control.abort;
     let mut seats = Seats { config, engines: [None, None] };
-    'pairs: while !stop.load(Ordering::Relaxed) {
-        let pair = next_pair.fetch_add(1, Ordering::Relaxed);
-        let Some(opening) = config.openings.get(pair) else { break };
-        for game_in_pair in 0..2 {
-            if stop.load(Ordering::Relaxed) {
+    'pairs: while control.starts_games() {
+        let Some(&(pair, todo)) = work.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+        let opening = &config.openings[pair];
+        for game_in_pair in (0..2).filter(|&g| todo[g]) {
+            if !control.starts_games() {
                 break 'pairs;
             }
             if let Err(error) = seats.new_game(sender) {
@@ -445,7 +516,7 @@ fn run_worker(config: &MatchConfig, next_pair: &AtomicUsize, stop: &AtomicBool, 
                 let _ = sender.send(Event::Note(format!("Game {number}: {}", record.reason)));
             }
             let unfinished = record.result == GameResult::Unfinished;
-            if sender.send(Event::Game { number, pair, a_white, record }).is_err() || unfinished {
+            if sender.send(Event::Game { number, a_white, record }).is_err() || unfinished {
                 break 'pairs;
             }
         }

@@ -2,13 +2,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
 use ferz_arena::{
     BookOrder, DrawAdjudication, EngineCommand, EngineConfig, EngineOption, GameSettings, Limit, MatchConfig,
-    OpeningSettings, ResignAdjudication, Sprt, SprtModel, Timeouts, load_book, run_match, schedule,
+    MatchControl, OpeningSettings, ResignAdjudication, Sprt, SprtModel, Timeouts, load_book, load_played, run_match,
+    schedule,
 };
 use ferz_chess::Variant;
 
@@ -88,6 +91,10 @@ pub struct MatchArgs {
     /// Append every finished game to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
+    /// Continue a stopped match: the games already in `--pgn` count and are not played again.
+    /// Give the same settings as the first run (the games are checked against its openings).
+    #[arg(long, requires = "pgn")]
+    resume: bool,
     /// Leave out the `{score/depth time}` move comments in the PGN.
     #[arg(long)]
     no_pgn_comments: bool,
@@ -181,10 +188,36 @@ fn config(args: MatchArgs) -> anyhow::Result<MatchConfig> {
     })
 }
 
-/// Runs `ferz match`. Exit codes: 0 when the match ran (whatever its result), 2 on bad input
-/// or an engine that cannot be started.
+/// Ctrl-C and SIGTERM: the first lets the games in progress finish, the second drops them, the
+/// third quits at once. Every finished game is already in the PGN, so `--resume` continues.
+fn install_interrupt(control: &Arc<MatchControl>) -> anyhow::Result<()> {
+    let presses = AtomicU32::new(0);
+    let control = Arc::clone(control);
+    ctrlc::set_handler(move || match presses.fetch_add(1, Ordering::SeqCst) {
+        0 => {
+            eprintln!("stopping: finishing the games in progress (Ctrl-C again drops them)");
+            control.drain.store(true, Ordering::SeqCst);
+        }
+        1 => {
+            eprintln!("stopping now: the games in progress are dropped");
+            control.abort.store(true, Ordering::SeqCst);
+        }
+        _ => std::process::exit(i32::from(crate::selfplay::EXIT_INTERRUPTED)),
+    })
+    .context("installing the Ctrl-C / SIGTERM handler")
+}
+
+/// Runs `ferz match`. Exit codes: 0 when the match ran to its end or its SPRT decision
+/// (whatever the result), 130 when it was stopped by a signal, 2 on bad input or an engine
+/// that cannot be started.
 pub fn run(args: MatchArgs) -> ExitCode {
+    let resume = args.resume;
+    let control = Arc::new(MatchControl::default());
     let result = config(args).and_then(|config| {
+        let played = match (&config.pgn, resume) {
+            (Some(path), true) => load_played(path, config.variant, &config.openings)?,
+            _ => Vec::new(),
+        };
         println!(
             "Match: A = {} vs B = {}, {} games, {}, {}, concurrency {}",
             config.engines[0],
@@ -198,11 +231,16 @@ pub fn run(args: MatchArgs) -> ExitCode {
             let (lower, upper) = sprt.bounds();
             println!("SPRT {sprt}, bounds ({lower:.2}, {upper:.2}), pentanomial");
         }
-        Ok(run_match(&config, &mut std::io::stdout())?)
+        install_interrupt(&control)?;
+        Ok(run_match(&config, &played, &control, &mut std::io::stdout())?)
     });
     match result {
         Ok(summary) => {
             print!("{}", summary.report());
+            if summary.unfinished() {
+                println!("To continue: the same command with --resume");
+                return ExitCode::from(crate::selfplay::EXIT_INTERRUPTED);
+            }
             ExitCode::SUCCESS
         }
         Err(error) => {

@@ -16,7 +16,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::settings;
 
 /// Exit status of a run stopped by Ctrl-C or SIGTERM (resumable with `--resume`).
-const EXIT_INTERRUPTED: u8 = 130;
+/// The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `ferz selfplay`.
 #[derive(Args, Debug)]

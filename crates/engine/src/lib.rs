@@ -262,6 +262,12 @@ impl Engine {
                         if helper.stopped() {
                             break;
                         }
+                        helper.complete_iteration(depth);
+                        // A helper that reaches the depth limit first ends the search: its
+                        // result is as deep as asked (see `deepest` below).
+                        if depth == max_depth && limits.depth.is_some() {
+                            shared.stop.store(true, Ordering::Relaxed);
+                        }
                         depth += 1;
                     }
                     helper.flush_nodes(shared);
@@ -282,10 +288,7 @@ impl Engine {
                 if main.stopped() && depth > 1 {
                     break;
                 }
-                main.completed_depth = depth;
-                for root_move in &mut main.root_moves {
-                    root_move.previous_score = root_move.score;
-                }
+                main.complete_iteration(depth);
                 let elapsed = start.elapsed();
                 report(main, &shared, multi_pv, depth, elapsed, show_wdl, info);
 
@@ -322,14 +325,25 @@ impl Engine {
             main.flush_nodes(&shared);
         });
 
-        let best = &main.root_moves[0];
+        // Lazy SMP: a helper that completed a deeper iteration than the main thread has the
+        // better-informed move (single-PV searches only; helpers search one line).
+        let chosen =
+            match helpers.iter().filter(|h| h.completed_depth > main.completed_depth).max_by_key(|h| h.completed_depth)
+            {
+                Some(helper) if multi_pv == 1 => {
+                    report(helper, &shared, 1, helper.completed_depth, start.elapsed(), show_wdl, info);
+                    helper
+                }
+                _ => &*main,
+            };
+        let best = &chosen.root_moves[0];
         // Stopped before the first move was searched (a tiny time budget): no score is known.
         let score = if best.score == -score::INFINITY { Score::Cp(0) } else { Score::from_internal(best.score) };
         SearchResult {
             best: Some(best.mv),
             ponder: best.pv.get(1).copied(),
             score,
-            depth: main.completed_depth.max(1) as u32,
+            depth: chosen.completed_depth.max(1) as u32,
             seldepth: best.seldepth as u32,
             nodes: nodes.load(Ordering::Relaxed),
             pv: best.pv.clone(),

@@ -165,6 +165,14 @@ impl Worker {
             .collect();
     }
 
+    /// Records that the iteration at `depth` finished: its scores order and centre the next.
+    pub fn complete_iteration(&mut self, depth: i32) {
+        self.completed_depth = depth;
+        for root_move in &mut self.root_moves {
+            root_move.previous_score = root_move.score;
+        }
+    }
+
     /// Whether the search was interrupted; its results are then incomplete.
     #[must_use]
     pub fn stopped(&self) -> bool {

@@ -221,3 +221,24 @@ fn bench_is_deterministic() {
     assert_eq!(a.nodes, b.nodes);
     assert!(a.nodes > 1000);
 }
+
+#[test]
+fn lazy_smp_depth_searches_end_at_the_requested_depth_with_a_sound_move() {
+    // Whichever thread completes the depth first supplies the result; it must be that depth,
+    // legal, and as good as one thread's (a forced mate is still found).
+    let mate_in_two = "r1bq2r1/b4pk1/p1pp1p2/1p2pP2/1P2P1PB/3P4/1PPQ2P1/R3K2R w - - 0 1";
+    for fen in [ferz_chess::STANDARD_FEN, mate_in_two] {
+        let position = Position::from_fen(fen, Variant::Chess).unwrap();
+        let mut engine = Engine::new(EngineOptions { threads: 4, ..EngineOptions::default() });
+        let mut reported = Vec::new();
+        let result = engine.search(&Game::new(position), &SearchLimits::depth(7), &Signals::default(), &mut |info| {
+            reported.push(info.depth);
+        });
+        assert_eq!(result.depth, 7, "{fen}");
+        assert_eq!(reported.iter().max(), Some(&7), "the deepest line is reported: {reported:?}");
+        assert!(position.legal_moves().contains(&result.best.unwrap()));
+        if fen == mate_in_two {
+            assert_eq!(result.score, Score::Mate(2), "{fen}");
+        }
+    }
+}

@@ -37,12 +37,17 @@ impl TimeBudget {
             return TimeBudget { start, soft: None, hard: None };
         };
         let moves = limits.movestogo.map_or(SUDDEN_DEATH_MOVES, |n| n.clamp(1, SUDDEN_DEATH_MOVES));
-        // What may be spent at all: the clock less the overhead of this and some later moves,
-        // so that a long series of fast moves cannot run the clock to zero.
-        let reserve = overhead * 2 + Duration::from_millis(5).min(clock / 10);
-        let usable = clock.saturating_sub(reserve);
-        let soft = usable / moves + increment * 3 / 4;
-        let hard_cap = if moves == 1 { usable * 9 / 10 } else { usable / 2 };
+        // A cushion the clock is not planned below: the overhead of this and a later move, three
+        // increments and 100 ms. On a loaded machine a move can arrive 100 ms late, and a clock
+        // living on its increment (2+0.02) would flag from that alone. Below the cushion a move
+        // spends at most half the increment, so the clock climbs back; without an increment the
+        // moves get as fast as they can.
+        let cushion = overhead * 2 + increment * 3 + Duration::from_millis(100);
+        let usable = clock.saturating_sub(cushion);
+        // The increment as it reaches the search: each move also loses the overhead.
+        let net_increment = increment.saturating_sub(overhead);
+        let soft = usable / moves + net_increment * 3 / 4;
+        let hard_cap = if moves == 1 { usable * 9 / 10 } else { usable / 2 + net_increment / 2 };
         let soft = soft.min(hard_cap).max(Duration::from_millis(1));
         let hard = (soft * 4).min(hard_cap).max(soft);
         TimeBudget { start, soft: Some(soft), hard: Some(hard) }
@@ -77,5 +82,44 @@ mod tests {
         let b = budget(SearchLimits::movetime(ms(500)));
         assert_eq!(b.hard, Some(ms(490)));
         assert_eq!(budget(SearchLimits::depth(5)).hard, None);
+    }
+
+    /// Plays `moves` moves in which every search runs to its hard limit (or, with `soft`, to
+    /// its soft one) and then loses another `delay` to the machine, and returns the lowest the
+    /// clock got (ms; negative = flag).
+    fn lowest_clock(base_ms: u64, inc_ms: u64, moves: usize, delay_ms: u64, soft: bool) -> i64 {
+        let mut clock = base_ms as i64;
+        let mut lowest = clock;
+        for _ in 0..moves {
+            let limits = SearchLimits {
+                wtime: Some(Duration::from_millis(clock.max(0) as u64)),
+                winc: Duration::from_millis(inc_ms),
+                ..SearchLimits::default()
+            };
+            let b = budget(limits);
+            let used = if soft { b.soft } else { b.hard }.unwrap().as_millis() as i64 + delay_ms as i64;
+            clock -= used;
+            lowest = lowest.min(clock);
+            clock += inc_ms as i64;
+        }
+        lowest
+    }
+
+    #[test]
+    fn the_worst_case_never_flags_and_keeps_a_cushion() {
+        // Every move to the hard limit plus 10 ms of lag (the overhead the engine was told).
+        for (base, inc) in [(2_000, 20), (10_000, 100), (60_000, 1_000), (180_000, 2_000)] {
+            let lowest = lowest_clock(base, inc, 300, 10, false);
+            assert!(lowest > 0, "{base}+{inc}: the clock reached {lowest} ms");
+        }
+        // 1+0.01: an increment no larger than the overhead; with 5 ms of real lag a move.
+        let lowest = lowest_clock(1_000, 10, 300, 5, false);
+        assert!(lowest > 0, "1+0.01: the clock reached {lowest} ms");
+        // 2+0.02 with the increment rebuilding the clock: after a long game a late move of
+        // 100 ms beyond the plan still does not flag.
+        let settled = lowest_clock(2_000, 20, 300, 10, false);
+        assert!(settled >= 100, "2+0.02 settles {settled} ms above zero");
+        // Sudden death: 60 moves at the planned time still leave time.
+        assert!(lowest_clock(60_000, 0, 60, 10, true) > 1_000);
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Color, Game, Move};
+use ferz_chess::{Color, DrawReason, Game, Move, Outcome, WinReason};
 use ferz_engine::{Engine, Score, SearchResult, Signals};
 use ferz_lichess::models::{GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
@@ -63,6 +63,11 @@ pub struct GameSummary {
 const MAX_STREAM_FAILURES: u32 = 30;
 /// Move requests the server may reject at one ply before we give the game up.
 const MAX_REJECTIONS: u32 = 3;
+/// The clock value servers send for "no clock" (`Int.MaxValue` ms).
+const NO_CLOCK_MS: i64 = 2_147_483_647;
+/// How far from zero a clock may still read when a PyChess game ends for it to count as a
+/// flag fall: our reading of the clock lags the server's by the network delay.
+const FLAG_SLACK_MS: i64 = 500;
 
 /// Plays game `id` to its end.
 pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> GameSummary {
@@ -114,6 +119,10 @@ struct GameTask {
     /// Since when we wait for the opponent's move.
     waiting_since: Instant,
     abort_sent: bool,
+    /// We resigned (the server took it).
+    resigned: bool,
+    /// We aborted (the server took it).
+    aborted: bool,
     gone_claim_at: Option<Instant>,
     claim_sent: bool,
     /// The final status and winner, once the game is over.
@@ -155,6 +164,8 @@ impl GameTask {
             greeted: false,
             waiting_since: Instant::now(),
             abort_sent: false,
+            resigned: false,
+            aborted: false,
             gone_claim_at: None,
             claim_sent: false,
             over: None,
@@ -174,6 +185,18 @@ impl GameTask {
             }
             let stream = match self.ctx.client.stream_game(&self.id).await {
                 Ok(stream) => stream,
+                // PyChess: our previous stream still counts as open until the server next writes
+                // to it (a ping every few seconds); retry rather than give the game up.
+                Err(e) if e.status() == Some(409) && failures < MAX_STREAM_FAILURES => {
+                    failures += 1;
+                    let wait = backoff.next_delay().max(Duration::from_millis(500));
+                    tracing::info!(game = %self.id, wait_ms = wait.as_millis() as u64, "the server still holds our previous game stream; retrying");
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        _ = exit_now.changed() => {}
+                    }
+                    continue;
+                }
                 Err(e) if e.is_final() => {
                     // 404 and friends: the game is gone (finished while we were away, or not ours).
                     self.error = Some(format!("cannot stream the game: {e}"));
@@ -281,12 +304,7 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
-                // PyChess: its states always say `started`; the result is on the board.
-                let outcome = self.game.as_ref().and_then(Game::outcome);
-                let winner = outcome
-                    .and_then(|o| o.winner())
-                    .map(|c| if c == Color::White { "white" } else { "black" }.to_owned());
-                self.over = Some(("gameEnd".into(), winner));
+                self.over = Some(self.pychess_result());
                 Ok(())
             }
             GameEvent::Unknown { kind, .. } => {
@@ -294,6 +312,43 @@ impl GameTask {
                 Ok(())
             }
         }
+    }
+
+    /// How a PyChess game ended: its `gameEnd` names no result and its states always say
+    /// `started`. The board's verdict when the rules ended it; our own resignation or abort;
+    /// a flag fall when the clock of the side to move had run out by our reckoning; anything
+    /// else (the opponent resigned or aborted, a server decision) is unknown, `*`, rather
+    /// than a guess.
+    fn pychess_result(&self) -> (String, Option<String>) {
+        let name = |c: Color| if c == Color::White { "white" } else { "black" }.to_owned();
+        if let Some(outcome) = self.game.as_ref().and_then(Game::outcome) {
+            let status = match outcome {
+                Outcome::Decisive { reason: WinReason::Checkmate, .. } => "mate",
+                Outcome::Decisive { reason: WinReason::Stalemate, .. } | Outcome::Draw(DrawReason::Stalemate) => {
+                    "stalemate"
+                }
+                Outcome::Decisive { reason: WinReason::BareKing, .. } => "variantEnd",
+                Outcome::Draw(_) => "draw",
+            };
+            return (status.to_owned(), outcome.winner().map(name));
+        }
+        if self.resigned {
+            return ("resign".to_owned(), self.us.map(|c| name(!c)));
+        }
+        if self.aborted {
+            return ("aborted".to_owned(), None);
+        }
+        if let Some(rules) = &self.rules {
+            let plies = self.state.ply();
+            let mover = rules.turn_after(plies);
+            let left = if mover == Color::White { self.state.wtime } else { self.state.btime };
+            let elapsed = i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX);
+            // Clocks run from the third ply; "no clock" is 2^31 - 1 ms.
+            if plies >= 2 && left < NO_CLOCK_MS && elapsed >= left - FLAG_SLACK_MS {
+                return ("outoftime".to_owned(), Some(name(!mover)));
+            }
+        }
+        ("unknownFinish".to_owned(), None)
     }
 
     fn on_full(&mut self, full: &GameFull) -> Result<(), String> {
@@ -490,6 +545,7 @@ impl GameTask {
                 self.moved_at_ply = None;
                 self.decisions.truncate(0);
             } else {
+                self.resigned = true;
                 return Ok(());
             }
         }
@@ -563,8 +619,10 @@ impl GameTask {
             self.moved_at_ply = Some(plies);
             let gave_up =
                 if plies < 2 { self.ctx.client.abort(&self.id).await } else { self.ctx.client.resign(&self.id).await };
-            if let Err(e) = gave_up {
-                tracing::warn!(game = %self.id, error = %e, "could not end the game");
+            match gave_up {
+                Ok(()) if plies < 2 => self.aborted = true,
+                Ok(()) => self.resigned = true,
+                Err(e) => tracing::warn!(game = %self.id, error = %e, "could not end the game"),
             }
             return Ok(());
         }
@@ -601,8 +659,9 @@ impl GameTask {
         {
             self.abort_sent = true;
             tracing::info!(game = %self.id, waited_s = abort_s, "opponent did not move; aborting");
-            if let Err(e) = self.ctx.client.abort(&self.id).await {
-                tracing::warn!(game = %self.id, error = %e, "abort failed");
+            match self.ctx.client.abort(&self.id).await {
+                Ok(()) => self.aborted = true,
+                Err(e) => tracing::warn!(game = %self.id, error = %e, "abort failed"),
             }
         }
         if self.ctx.config.abort.claim_victory

@@ -21,7 +21,7 @@ fn bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
     bot
 }
 
-fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
+pub(super) fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
     server.wait_until(Duration::from_secs(10), "the challenge is accepted", |s| {
         matches!(s.challenge_state(challenge), ChallengeState::Accepted { .. })
     });
@@ -31,7 +31,7 @@ fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
     }
 }
 
-fn wait_over(server: &FakeLichess, game: &str) -> GameView {
+pub(super) fn wait_over(server: &FakeLichess, game: &str) -> GameView {
     server.wait_until(GAME_TIMEOUT, &format!("game {game} ends"), |s| s.game(game).is_some_and(|g| g.is_over()));
     server.game(game).expect("game exists")
 }

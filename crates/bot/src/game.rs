@@ -123,6 +123,9 @@ struct GameTask {
     resigned: bool,
     /// We aborted (the server took it).
     aborted: bool,
+    /// The clock (initial ms, increment ms) as the first states showed it, for servers whose
+    /// `gameFull` has no clock (PyChess).
+    clock_seen: Option<(i64, i64)>,
     gone_claim_at: Option<Instant>,
     claim_sent: bool,
     /// The final status and winner, once the game is over.
@@ -166,6 +169,7 @@ impl GameTask {
             abort_sent: false,
             resigned: false,
             aborted: false,
+            clock_seen: None,
             gone_claim_at: None,
             claim_sent: false,
             over: None,
@@ -370,6 +374,13 @@ impl GameTask {
             (self.us, if self.us == Some(Color::Black) { &full.white } else { &full.black })
         };
         self.us = us;
+        // PyChess's gameFull has no clock, but before the third ply neither clock has run: the
+        // states show the initial time. (Lichess sends the clock; its correspondence games
+        // have none and must not get one from their days.)
+        let state = &full.state;
+        if self.platform == Platform::PyChess && self.clock_seen.is_none() && state.ply() < 2 && state.wtime < NO_CLOCK_MS {
+            self.clock_seen = Some((state.wtime.max(state.btime), state.winc));
+        }
         if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
             self.opponent_name = name;
         }
@@ -749,7 +760,9 @@ impl GameTask {
             speed: full.speed.as_ref().map(|s| s.as_str().to_owned()),
             time_control: full
                 .clock
-                .map_or_else(|| "-".to_owned(), |c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
+                .map(|c| (c.initial, c.increment))
+                .or(self.clock_seen)
+                .map_or_else(|| "-".to_owned(), |(initial, increment)| format!("{}+{}", initial / 1000, increment / 1000)),
             start: rules.start,
             moves,
             result: result.to_owned(),

@@ -115,7 +115,7 @@ fn tag(pgn: &str, name: &str) -> Option<String> {
 fn assert_no_lichess_only_calls(server: &FakeLichess) {
     assert!(server.missing_endpoint_calls().is_empty(), "{:?}", server.missing_endpoint_calls());
     let offers: Vec<String> =
-        server.requests().iter().filter(|r| r.query.contains("offeringDraw")).map(|r| r.path.clone()).collect();
+        server.requests().iter().filter(|r| r.query.contains("offeringDraw=true")).map(|r| r.path.clone()).collect();
     assert!(offers.is_empty(), "draw offers sent on PyChess: {offers:?}");
 }
 

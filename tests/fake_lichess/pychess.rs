@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::Shared;
 use super::endpoints::{self, Response, Target};
 use super::http::{Full, Request};
 use super::state::{ChallengeRec, End, GameSim, Out, Slot, State, Status, TimeControl, color_name};
-use super::Shared;
 
 /// `expires` of every `/api/token/test` answer (a constant in PyChess's `bot_accounts.py`).
 const TOKEN_TEST_EXPIRES_MS: i64 = 1_358_509_698_620;

@@ -649,7 +649,7 @@ impl State {
         if shared.config.is_pychess() {
             // PyChess's lobby offers a BOT only the variants it announced.
             let name = super::pychess::variant_name(&ch.variant);
-            if self.advertised.last().is_some_and(|names| !names.iter().any(|n| *n == name)) {
+            if self.advertised.last().is_some_and(|names| !names.contains(&name)) {
                 ch.state = ChallengeState::NotOffered;
                 self.challenges.push(ch);
                 return id;
@@ -831,7 +831,11 @@ impl State {
             shared.config.platform, shared.base_url, shared.config.bot_id, self.bot_is_bot
         );
         if self.pychess {
-            let _ = writeln!(out, "advertised variants: {:?}; missing endpoints called: {:?}", self.advertised, self.missing_calls);
+            let _ = writeln!(
+                out,
+                "advertised variants: {:?}; missing endpoints called: {:?}",
+                self.advertised, self.missing_calls
+            );
         }
         let _ = writeln!(
             out,

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use ferz_chess::{DrawReason, Game, Outcome, Position, Variant, WinReason};
 use ferz_tests::bot_process::BotProcess;
-use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, GameView, Opponent};
+use ferz_tests::fake_lichess::{
+    ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, GameView, Opponent,
+};
 
 use super::bot::{accepted_game, wait_over};
 
@@ -131,10 +133,7 @@ fn the_ending_positions_force_what_the_tests_claim() {
     let position = |fen| Position::from_fen(fen, Variant::Shatranj).unwrap();
     // Moves that end the game at once, with how.
     let finishers = |pos: &Position| -> Vec<(String, Outcome)> {
-        pos.legal_moves()
-            .iter()
-            .filter_map(|&m| pos.play(m).unwrap().outcome().map(|o| (pos.uci(m), o)))
-            .collect()
+        pos.legal_moves().iter().filter_map(|&m| pos.play(m).unwrap().outcome().map(|o| (pos.uci(m), o))).collect()
     };
     let won = |reason| Outcome::Decisive { winner: ferz_chess::Color::White, reason };
     assert_eq!(finishers(&position(MATE_IN_ONE)), [("a1a8".to_owned(), won(WinReason::Checkmate))]);
@@ -173,24 +172,41 @@ fn shatranj_endings_checkmate_stalemate_win_bare_king_and_counter_bare_draw() {
     let slow = |seed| Opponent::random(seed).think(Duration::from_millis(30));
     // (start, challenger's colour, opponent, status, winner, board verdict, termination tag)
     let cases = [
-        (MATE_IN_ONE, "black", slow(61), "mate", Some("white"), Outcome::Decisive {
-            winner: ferz_chess::Color::White,
-            reason: WinReason::Checkmate,
-        }, "mate"),
-        (STALEMATE_WIN, "white", slow(62), "stalemate", Some("black"), Outcome::Decisive {
-            winner: ferz_chess::Color::Black,
-            reason: WinReason::Stalemate,
-        }, "stalemate"),
-        (BARE_KING_WIN, "black", slow(63), "variantEnd", Some("white"), Outcome::Decisive {
-            winner: ferz_chess::Color::White,
-            reason: WinReason::BareKing,
-        }, "variantEnd"),
+        (
+            MATE_IN_ONE,
+            "black",
+            slow(61),
+            "mate",
+            Some("white"),
+            Outcome::Decisive { winner: ferz_chess::Color::White, reason: WinReason::Checkmate },
+            "mate",
+        ),
+        (
+            STALEMATE_WIN,
+            "white",
+            slow(62),
+            "stalemate",
+            Some("black"),
+            Outcome::Decisive { winner: ferz_chess::Color::Black, reason: WinReason::Stalemate },
+            "stalemate",
+        ),
+        (
+            BARE_KING_WIN,
+            "black",
+            slow(63),
+            "variantEnd",
+            Some("white"),
+            Outcome::Decisive { winner: ferz_chess::Color::White, reason: WinReason::BareKing },
+            "variantEnd",
+        ),
         (COUNTER_BARE, "white", slow(64).moves(&["d1d7"]), "draw", None, Outcome::Draw(DrawReason::BareKings), "draw"),
     ];
     let ids: Vec<String> = cases
         .iter()
         .enumerate()
-        .map(|(i, (fen, color, opponent, ..))| server.send_challenge(shatranj(&format!("sh{i}"), fen, color, opponent.clone())))
+        .map(|(i, (fen, color, opponent, ..))| {
+            server.send_challenge(shatranj(&format!("sh{i}"), fen, color, opponent.clone()))
+        })
         .collect();
     for (id, (fen, _, _, status, winner, outcome, termination)) in ids.iter().zip(&cases) {
         let view = wait_over(&server, &accepted_game(&server, id));
@@ -300,9 +316,8 @@ fn recovers_from_dropped_streams_on_pychess() {
     server.inject(Fault::ServerError { path_contains: "/api/stream/event".into(), times: 2, status: 502 });
     server.inject(Fault::CloseEventStream);
     server.wait_until(Duration::from_secs(10), "the event stream is down", |s| !s.event_stream_open());
-    let second = server.send_challenge(
-        ChallengeSpec::standard("otto", 300, 3).variant("shatranj").fen(BARE_KING_WIN).color("black"),
-    );
+    let second = server
+        .send_challenge(ChallengeSpec::standard("otto", 300, 3).variant("shatranj").fen(BARE_KING_WIN).color("black"));
     let view = wait_over(&server, &accepted_game(&server, &second));
     assert_eq!((view.status.as_str(), view.bot_won()), ("variantEnd", true), "{view:?}");
     let advertised = server.advertised_variants();
@@ -324,12 +339,8 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     );
     // The bot (white) has a pawn against two rooks and a ferz: it resigns. PyChess's gameEnd
     // names no result: the bot knows it resigned.
-    let lost = server.send_challenge(shatranj(
-        "rooks",
-        "r2rk3/4q3/8/8/8/8/4P3/4K3 w - - 0 1",
-        "black",
-        Opponent::random(101),
-    ));
+    let lost =
+        server.send_challenge(shatranj("rooks", "r2rk3/4q3/8/8/8/8/4P3/4K3 w - - 0 1", "black", Opponent::random(101)));
     let view = wait_over(&server, &accepted_game(&server, &lost));
     assert_eq!((view.status.as_str(), view.winner.as_deref()), ("resign", Some("black")), "{view:?}");
     assert_pgn_matches(&server, &bot, &view, "resign");
@@ -346,9 +357,10 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     assert_pgn_matches(&server, &bot, &view, "outoftime");
     // The opponent resigns: PyChess does not say so, and the bot does not guess.
     let resigns = server.send_challenge(
-        ChallengeSpec::standard("quitter", 300, 3).variant("shatranj").color("black").opponent(
-            Opponent::random(103).resign_at(5),
-        ),
+        ChallengeSpec::standard("quitter", 300, 3)
+            .variant("shatranj")
+            .color("black")
+            .opponent(Opponent::random(103).resign_at(5)),
     );
     let view = wait_over(&server, &accepted_game(&server, &resigns));
     assert_eq!((view.status.as_str(), view.winner.as_deref()), ("resign", Some("white")), "{view:?}");
@@ -356,7 +368,10 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     assert!(pgn.contains("[Result \"*\"]") && pgn.contains("[Termination \"unknownFinish\"]"), "{pgn}");
     // The opponent never starts: the bot aborts (and writes no PGN of it).
     let idle = server.send_challenge(
-        ChallengeSpec::standard("ghost", 300, 3).variant("shatranj").color("white").opponent(Opponent::random(104).never_move()),
+        ChallengeSpec::standard("ghost", 300, 3)
+            .variant("shatranj")
+            .color("white")
+            .opponent(Opponent::random(104).never_move()),
     );
     let view = wait_over(&server, &accepted_game(&server, &idle));
     assert_eq!(view.status, "aborted", "{view:?}");

@@ -315,7 +315,10 @@ mod tests {
             judge(&pychess_challenge("shatranj", false, 900, 20), &pychess, Load::default()),
             declined(DeclineReason::TimeControl)
         );
-        assert_eq!(judge(&challenge(json!({})), &config.for_platform(Platform::Lichess), Load::default()), Verdict::Accept);
+        assert_eq!(
+            judge(&challenge(json!({})), &config.for_platform(Platform::Lichess), Load::default()),
+            Verdict::Accept
+        );
     }
 
     #[test]

@@ -516,8 +516,18 @@ impl BotConfig {
         check((1..=256).contains(&c.concurrency), "challenge.concurrency", c.concurrency.to_string(), "use 1 to 256")?;
         let tables = [
             ("challenge.variants", "challenge.speeds", Some(&c.variants), Some(&c.speeds)),
-            ("challenge.lichess.variants", "challenge.lichess.speeds", c.lichess.variants.as_ref(), c.lichess.speeds.as_ref()),
-            ("challenge.pychess.variants", "challenge.pychess.speeds", c.pychess.variants.as_ref(), c.pychess.speeds.as_ref()),
+            (
+                "challenge.lichess.variants",
+                "challenge.lichess.speeds",
+                c.lichess.variants.as_ref(),
+                c.lichess.speeds.as_ref(),
+            ),
+            (
+                "challenge.pychess.variants",
+                "challenge.pychess.speeds",
+                c.pychess.variants.as_ref(),
+                c.pychess.speeds.as_ref(),
+            ),
         ];
         for (variants_key, speeds_key, variants, speeds) in tables {
             for v in variants.into_iter().flatten() {
@@ -529,7 +539,12 @@ impl BotConfig {
                 )?;
             }
             for s in speeds.into_iter().flatten() {
-                check(SPEEDS.contains(&s.as_str()), speeds_key, s.clone(), "use ultraBullet, bullet, blitz, rapid or classical")?;
+                check(
+                    SPEEDS.contains(&s.as_str()),
+                    speeds_key,
+                    s.clone(),
+                    "use ultraBullet, bullet, blitz, rapid or classical",
+                )?;
             }
         }
         // The policy of the platform the bot plays on, with that platform's table applied.
@@ -544,8 +559,12 @@ impl BotConfig {
         };
         for v in &p.variants {
             let (ok, reason) = match platform {
-                Platform::Lichess => (v != "shatranj", "Lichess has no Shatranj; list it under [challenge.pychess] variants"),
-                Platform::PyChess => (v != "fromPosition", "PyChess has no fromPosition variant; use chess, chess960 or shatranj"),
+                Platform::Lichess => {
+                    (v != "shatranj", "Lichess has no Shatranj; list it under [challenge.pychess] variants")
+                }
+                Platform::PyChess => {
+                    (v != "fromPosition", "PyChess has no fromPosition variant; use chess, chess960 or shatranj")
+                }
             };
             let in_table = table.variants.is_some() || platform == Platform::PyChess;
             check(

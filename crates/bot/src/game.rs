@@ -378,7 +378,11 @@ impl GameTask {
         // states show the initial time. (Lichess sends the clock; its correspondence games
         // have none and must not get one from their days.)
         let state = &full.state;
-        if self.platform == Platform::PyChess && self.clock_seen.is_none() && state.ply() < 2 && state.wtime < NO_CLOCK_MS {
+        if self.platform == Platform::PyChess
+            && self.clock_seen.is_none()
+            && state.ply() < 2
+            && state.wtime < NO_CLOCK_MS
+        {
             self.clock_seen = Some((state.wtime.max(state.btime), state.winc));
         }
         if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
@@ -758,11 +762,10 @@ impl GameTask {
             black_elo: full.black.rating,
             rated: full.rated,
             speed: full.speed.as_ref().map(|s| s.as_str().to_owned()),
-            time_control: full
-                .clock
-                .map(|c| (c.initial, c.increment))
-                .or(self.clock_seen)
-                .map_or_else(|| "-".to_owned(), |(initial, increment)| format!("{}+{}", initial / 1000, increment / 1000)),
+            time_control: full.clock.map(|c| (c.initial, c.increment)).or(self.clock_seen).map_or_else(
+                || "-".to_owned(),
+                |(initial, increment)| format!("{}+{}", initial / 1000, increment / 1000),
+            ),
             start: rules.start,
             moves,
             result: result.to_owned(),

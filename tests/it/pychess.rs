@@ -29,6 +29,9 @@ const BARE_KING_WIN: &str = "7k/8/8/n7/8/8/1R6/R5K1 w - - 0 1";
 /// bared, but takes the rook back at once (counter-bare): king against king, a draw. Any other
 /// black reply loses to the bare king.
 const COUNTER_BARE: &str = "4k3/3b4/8/8/8/8/8/3R3K w - - 0 1";
+/// White takes black's last piece by promoting, bxa8=Q (Shatranj's only promotion, to a ferz,
+/// `b7a8q` in UCI): black is bared and cannot bare back, so white wins after black's reply.
+const PROMOTION_BARES: &str = "n6k/1P6/8/8/8/8/8/6K1 w - - 0 1";
 
 /// A PyChess bot's settings on top of the harness's: the platform, plus `extra`.
 fn pychess_bot(server: &FakeLichess, extra: &[(&str, &str)]) -> BotProcess {
@@ -147,6 +150,11 @@ fn the_ending_positions_force_what_the_tests_claim() {
     let after = position(COUNTER_BARE).play(position(COUNTER_BARE).parse_uci("d1d7").unwrap()).unwrap();
     assert_eq!(after.outcome(), None);
     assert_eq!(after.legal_moves().len(), 2);
+    // Promotion: bxa8=Q bares black for good; whatever black replies, white has won.
+    let promotion = position(PROMOTION_BARES);
+    assert!(finishers(&promotion).is_empty());
+    let bared = promotion.play(promotion.parse_uci("b7a8q").unwrap()).unwrap();
+    assert!(bared.legal_moves().iter().all(|&m| bared.play(m).unwrap().outcome() == Some(won(WinReason::BareKing))));
     for &m in after.legal_moves().iter() {
         let next = after.play(m).unwrap();
         if after.uci(m) == "e8d7" {
@@ -165,7 +173,7 @@ fn shatranj_endings_checkmate_stalemate_win_bare_king_and_counter_bare_draw() {
     let bot = pychess_bot(
         &server,
         &[
-            ("challenge", "concurrency = 4\nmax_games_per_opponent = 4"),
+            ("challenge", "concurrency = 5\nmax_games_per_opponent = 5"),
             ("draw", "offer_moves = 1\noffer_score_cp = 100000\noffer_max_pieces = 32"),
         ],
     );
@@ -200,6 +208,15 @@ fn shatranj_endings_checkmate_stalemate_win_bare_king_and_counter_bare_draw() {
             "variantEnd",
         ),
         (COUNTER_BARE, "white", slow(64).moves(&["d1d7"]), "draw", None, Outcome::Draw(DrawReason::BareKings), "draw"),
+        (
+            PROMOTION_BARES,
+            "black",
+            slow(65),
+            "variantEnd",
+            Some("white"),
+            Outcome::Decisive { winner: ferz_chess::Color::White, reason: WinReason::BareKing },
+            "variantEnd",
+        ),
     ];
     let ids: Vec<String> = cases
         .iter()
@@ -219,6 +236,10 @@ fn shatranj_endings_checkmate_stalemate_win_bare_king_and_counter_bare_draw() {
     // The counter-bare draw: the bot's only saving move.
     let drawn = server.game(&ids[3]).unwrap();
     assert_eq!(drawn.moves, ["d1d7", "e8d7"], "{drawn:?}");
+    // The promotion went out with the ferz's letter, and the PGN writes it like PyChess.
+    let promoted = server.game(&ids[4]).unwrap();
+    assert_eq!((promoted.moves.first().map(String::as_str), promoted.ply()), (Some("b7a8q"), 2), "{promoted:?}");
+    assert!(pgn_of(&server, &bot, &promoted.id).contains("1. bxa8=Q"), "{}", pgn_of(&server, &bot, &promoted.id));
     assert_no_lichess_only_calls(&server);
 }
 

@@ -376,6 +376,9 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     let view = wait_over(&server, &accepted_game(&server, &flag));
     assert_eq!((view.status.as_str(), view.winner.as_deref()), ("outoftime", Some("white")), "{view:?}");
     assert_pgn_matches(&server, &bot, &view, "outoftime");
+    // PyChess's gameFull has no clock: the PGN takes it from the first state.
+    let pgn = pgn_of(&server, &bot, &view.id);
+    assert_eq!(tag(&pgn, "TimeControl").as_deref(), Some("3+0"), "{pgn}");
     // The opponent resigns: PyChess does not say so, and the bot does not guess.
     let resigns = server.send_challenge(
         ChallengeSpec::standard("quitter", 300, 3)
@@ -399,6 +402,8 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     server.wait_until(Duration::from_secs(10), "the bot logs the abort", |_| {
         bot.log().lines().any(|l| l.contains("game over") && l.contains(&view.id) && l.contains("aborted"))
     });
+    let game_tag = format!("[GameId \"{}\"]", view.id);
+    assert!(!bot.pgns().iter().any(|p| p.contains(&game_tag)), "no PGN of an aborted game");
     assert_no_lichess_only_calls(&server);
 }
 

@@ -23,6 +23,20 @@ pub fn ferz_binary() -> PathBuf {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
         build.args(["build", "--quiet", "-p", "ferz", "--bin", "ferz"]);
+        // Cargo runs this test with the test package's variables (CARGO_MANIFEST_DIR, …). Some
+        // build scripts (ring's) rerun when such a variable changes, so handing them down made
+        // this build and the next `cargo test` rebuild ring and everything above it each time.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            let set_for_tests = ["CARGO_MANIFEST_", "CARGO_PKG_", "CARGO_BIN_", "CARGO_CRATE_", "CARGO_PRIMARY_"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+                || name == "CARGO_TARGET_TMPDIR"
+                || name == "CARGO_RUSTC_CURRENT_DIR";
+            if set_for_tests {
+                build.env_remove(name.as_ref());
+            }
+        }
         if profile_dir.file_name().is_some_and(|name| name == "release") {
             build.arg("--release");
         }

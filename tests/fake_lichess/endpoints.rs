@@ -47,6 +47,9 @@ fn trueish(value: &str) -> bool {
 
 /// Answers one request; `conn` is the connection id (for streams).
 pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Response {
+    if shared.config.is_pychess() {
+        return super::pychess::handle(st, shared, req, conn, now);
+    }
     if let Some(full) = st.http_fault(&req.path) {
         return Response::Full(full);
     }
@@ -278,7 +281,7 @@ fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: I
 
 // ---- playing ----
 
-fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str, uci: &str, now: Instant) -> Full {
+pub(crate) fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str, uci: &str, now: Instant) -> Full {
     let Some(gi) = st.game_index(id) else {
         return Full::error(404, "No such game");
     };
@@ -476,7 +479,7 @@ fn list_challenges(st: &State, shared: &Shared) -> Full {
     Full::json(200, json!({ "in": pending(false), "out": pending(true) }))
 }
 
-fn accept(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Full {
+pub(crate) fn accept(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Full {
     let Some(ci) = st.challenge_index(id) else {
         return Full::error(404, "Not found.");
     };
@@ -494,7 +497,7 @@ fn accept(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Full {
     }
 }
 
-fn decline(st: &mut State, req: &Request, id: &str) -> Full {
+pub(crate) fn decline(st: &mut State, req: &Request, id: &str) -> Full {
     let Some(ci) = st.challenge_index(id) else {
         return Full::error(404, "Not found.");
     };

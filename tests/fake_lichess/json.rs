@@ -188,7 +188,7 @@ fn challenge_user(user: &UserInfo) -> Value {
 /// `ChallengeJson`; `direction` only on the create and list endpoints.
 pub(crate) fn challenge(ch: &ChallengeRec, _st: &State, shared: &Shared, direction: Option<&str>) -> Value {
     let status = match ch.state {
-        ChallengeState::Pending | ChallengeState::Refused { .. } => "created",
+        ChallengeState::Pending | ChallengeState::Refused { .. } | ChallengeState::NotOffered => "created",
         ChallengeState::Accepted { .. } => "accepted",
         ChallengeState::Declined { .. } => "declined",
         ChallengeState::Canceled => "canceled",

@@ -43,12 +43,50 @@
 //! - Variants the fake cannot simulate (`atomic`, …) can be challenged and accepted; their
 //!   games are played with standard rules.
 //! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
+//! - Shatranj games (`ChallengeSpec::variant("shatranj")`) are refereed with ferz's Shatranj
+//!   rules: checkmate, stalemate (the stalemated side loses), bare king (loses unless it bares
+//!   back at once: then king against king, a draw), the 70-move rule, repetition.
+//!
+//! # PyChess
+//!
+//! [`FakeConfig::pychess`] (or `platform: FakePlatform::PyChess`) switches the server to
+//! PyChess's dialect of the Bot API (pychess-variants' `server/bot_api.py`), on the same
+//! simulation:
+//!
+//! - The event stream needs `X-PyChess-Bot-Capabilities: {"version": 1, "variants": [...]}`
+//!   (missing, malformed, over 6 KiB or naming no PyChess variant: 400); the variants each
+//!   connection announced are kept ([`FakeLichess::advertised_variants`]), and a challenge in a
+//!   variant the bot did not announce is never offered to it ([`ChallengeState::NotOffered`]).
+//! - Keep-alives are `{"type":"ping"}` lines. Events written while no event stream is open wait
+//!   for the next one (PyChess keeps a queue per user); a new connection also gets `gameStart`
+//!   for every ongoing game whose game stream is not open.
+//! - A bad or missing token is 403 (not 401); `/api/token/test` reports `bot:play` and PyChess's
+//!   fixed `expires`; `/api/account` is `{id, username, title}`; `/api/account/playing` is
+//!   always `{"nowPlaying": []}`; a non-BOT account gets 403 on the BOT endpoints.
+//! - `challenge` events have PyChess's shape (`variant.key` `standard` or the PyChess name, a
+//!   separate `chess960` flag, no challenger id, always unrated); `gameStart` is
+//!   `{"id", "skill_level", "chess960": "True"|"False"}`; there is no `gameFinish`.
+//! - `gameFull` has no clock, speed, rating or ids, `variant.name` `chess` (Chess960 too) or
+//!   `shatranj`, `createdAt` in seconds and the full `initialFen`; `gameState` has `winc`/`binc`
+//!   in seconds, false flags and always `status: "started"`. The end of a game (on the board,
+//!   resignation, abort, flag) is the final `gameState` followed by
+//!   `{"type":"gameEnd","game":{"id":…}}`; the stream then stays open, as PyChess's does. A game
+//!   stream opened on a finished game gets `gameFull` and `gameEnd`.
+//! - A second stream of a game while one is open is 409 `game stream already active`: the old
+//!   one counts as open until a write to it fails (the next keep-alive after the bot dropped
+//!   it).
+//! - Draw, takeback and claim endpoints, `/api/bot/online`, the challenge list and cancel, and
+//!   `/game/export` are 404 and recorded ([`FakeLichess::missing_endpoint_calls`]);
+//!   `POST /api/challenge/{user}` is 403 `BOT accounts cannot create challenges on PyChess.`.
+//!   The opponent's draw offers and takeback proposals are invisible to the bot, and a gone
+//!   opponent just stops moving (no `opponentGone`): its clock runs out.
 
 mod endpoints;
 mod faults;
 mod http;
 mod json;
 mod opponents;
+mod pychess;
 mod state;
 mod stream;
 
@@ -77,15 +115,28 @@ pub enum Castling {
     TwoStep,
 }
 
+/// Which server the fake plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FakePlatform {
+    /// lichess.org (lila).
+    #[default]
+    Lichess,
+    /// pychess.org, with its dialect of the Bot API (see the module documentation).
+    PyChess,
+}
+
 /// How the fake server behaves.
 #[derive(Debug, Clone)]
 pub struct FakeConfig {
+    /// Lichess or PyChess.
+    pub platform: FakePlatform,
     /// The bot's account id (also its user name), default `ferzbot`.
     pub bot_id: String,
     /// Whether the account is a bot account (`title: BOT`). If not, `/api/bot/*` answers 400
     /// with lila's message until `POST /api/bot/account/upgrade`.
     pub bot_is_bot: bool,
-    /// The accepted token; any other bearer token gets 401 `{"error":"No such token"}`.
+    /// The accepted token; any other bearer token gets 401 `{"error":"No such token"}` (PyChess:
+    /// 403).
     pub token: String,
     /// The token's scopes, comma-separated, as `/api/token/test` reports them.
     pub scopes: String,
@@ -107,6 +158,7 @@ pub struct FakeConfig {
 impl Default for FakeConfig {
     fn default() -> Self {
         FakeConfig {
+            platform: FakePlatform::Lichess,
             bot_id: "ferzbot".into(),
             bot_is_bot: true,
             token: FAKE_TOKEN.into(),
@@ -121,6 +173,24 @@ impl Default for FakeConfig {
     }
 }
 
+impl FakeConfig {
+    /// A PyChess server: PyChess's dialect, standard castling written as the king's two-square
+    /// step (`e1g1`, as PyChess's engine writes it), keep-alives every 500 ms.
+    pub fn pychess() -> FakeConfig {
+        FakeConfig {
+            platform: FakePlatform::PyChess,
+            standard_castling: Castling::TwoStep,
+            keep_alive: Duration::from_millis(500),
+            ..FakeConfig::default()
+        }
+    }
+
+    /// Whether the server speaks PyChess's dialect.
+    pub fn is_pychess(&self) -> bool {
+        self.platform == FakePlatform::PyChess
+    }
+}
+
 /// A challenge to the bot (or, with [`FakeLichess::start_game`], a game that starts at once).
 #[derive(Debug, Clone)]
 pub struct ChallengeSpec {
@@ -130,11 +200,13 @@ pub struct ChallengeSpec {
     pub challenger_is_bot: bool,
     /// The challenger's rating.
     pub rating: i64,
-    /// Variant key: `standard`, `chess960`, `fromPosition`, or anything else (sent as is; a
-    /// game of an unsupported variant is played with standard rules).
+    /// Variant key: `standard`, `chess960`, `fromPosition`, `shatranj`, or anything else (sent
+    /// as is; a game of an unsupported variant is played with standard rules).
     pub variant: String,
     /// Starting position for `fromPosition` (and `chess960` if given; otherwise a random
-    /// Chess960 position chosen with the opponent's seed).
+    /// Chess960 position chosen with the opponent's seed). With `standard`: `fromPosition` on
+    /// Lichess, a chess game from this position on PyChess. With `shatranj`: the Shatranj game
+    /// starts there (default: PyChess's array, kings on the d-file).
     pub initial_fen: Option<String>,
     /// Real-time clock: (limit seconds, increment seconds).
     pub clock: Option<(u32, u32)>,
@@ -263,6 +335,8 @@ pub enum ChallengeState {
         /// The status answered.
         status: u16,
     },
+    /// PyChess: never offered to the bot, whose capability header does not list the variant.
+    NotOffered,
 }
 
 /// How a user answers the challenges the bot sends them.
@@ -343,8 +417,11 @@ pub struct GameView {
     /// The moves in the server's own notation.
     pub moves: Vec<String>,
     /// Status name: `started`, `mate`, `resign`, `aborted`, `draw`, `stalemate`, `outoftime`,
-    /// `timeout`, …
+    /// `timeout`, `variantEnd` (a Shatranj bare king), …
     pub status: String,
+    /// The rules' verdict, when the game ended on the board (mate, stalemate, bare king, a draw
+    /// by rule); `None` otherwise.
+    pub outcome: Option<ferz_chess::Outcome>,
     /// `white` or `black`, when the game has a winner.
     pub winner: Option<String>,
     /// Bot moves sent with `offeringDraw=true`.
@@ -601,6 +678,19 @@ impl FakeLichess {
     /// Whether the account is a bot account now.
     pub fn bot_is_bot(&self) -> bool {
         self.shared.lock().bot_is_bot
+    }
+
+    /// PyChess: the variants each accepted event-stream connection announced in
+    /// `X-PyChess-Bot-Capabilities`, after PyChess's mapping (`standard` → `chess`, unknown
+    /// names dropped), oldest first.
+    pub fn advertised_variants(&self) -> Vec<Vec<String>> {
+        self.shared.lock().advertised.clone()
+    }
+
+    /// PyChess: the requests to endpoints PyChess does not have (draw, takeback, claims, …),
+    /// answered 404, as `METHOD /path`.
+    pub fn missing_endpoint_calls(&self) -> Vec<String> {
+        self.shared.lock().missing_calls.clone()
     }
 
     /// Per bot move: the time from the moment the server finished writing the game-stream line

@@ -176,6 +176,7 @@ impl OpponentRun {
 impl State {
     /// The opponent of game `gi` acts, if it is on move and its time has come.
     pub(crate) fn opponent_turn(&mut self, gi: usize, now: Instant, shared: &Shared) {
+        let pychess = self.pychess;
         let game = &mut self.games[gi];
         if game.status != Status::Started || game.turn() == game.bot_color {
             game.opp.due = None;
@@ -202,8 +203,11 @@ impl State {
             && ply >= at
         {
             game.opp.gone_since = Some(now);
-            let line = game.opponent_gone_line(now);
-            game.push_line(line, None);
+            // PyChess's Bot API has no opponentGone: the opponent just stops moving.
+            if !pychess {
+                let line = game.opponent_gone_line(now);
+                game.push_line(line, None);
+            }
             return;
         }
         if script.resign_at == Some(ply) {

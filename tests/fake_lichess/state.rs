@@ -6,7 +6,9 @@ use std::net::TcpStream;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use ferz_chess::{CastlingMode, Color, DrawReason, Game, Move, Outcome, Position, SplitMix64, UciMove, Variant};
+use ferz_chess::{
+    CastlingMode, Color, DrawReason, Game, Move, Outcome, Position, SplitMix64, UciMove, Variant, WinReason,
+};
 
 use super::faults::HttpFault;
 use super::opponents::OpponentRun;
@@ -62,6 +64,8 @@ pub(crate) enum Status {
     Timeout,
     Draw,
     OutOfTime,
+    /// A variant's own ending: the Shatranj bare king.
+    VariantEnd,
 }
 
 impl Status {
@@ -75,6 +79,7 @@ impl Status {
             Status::Timeout => "timeout",
             Status::Draw => "draw",
             Status::OutOfTime => "outoftime",
+            Status::VariantEnd => "variantEnd",
         }
     }
 
@@ -88,6 +93,7 @@ impl Status {
             Status::Timeout => 33,
             Status::Draw => 34,
             Status::OutOfTime => 35,
+            Status::VariantEnd => 60,
         }
     }
 }
@@ -193,6 +199,8 @@ pub(crate) struct GameSim {
     pub(crate) created_at_ms: i64,
     pub(crate) status: Status,
     pub(crate) winner: Option<Color>,
+    /// The rules' verdict, when the game ended on the board.
+    pub(crate) outcome: Option<Outcome>,
     pub(crate) draw_offer: [bool; 2],
     pub(crate) takeback_offer: [bool; 2],
     pub(crate) takeback_offered_at: Option<Instant>,
@@ -280,7 +288,11 @@ impl GameSim {
 
     /// Queues the current `gameState`.
     pub(crate) fn push_state(&mut self, shared: &Shared, now: Instant) {
-        let line = super::json::game_state(self, shared, now).to_string();
+        let line = if shared.config.is_pychess() {
+            super::pychess::game_state(self, now).to_string()
+        } else {
+            super::json::game_state(self, shared, now).to_string()
+        };
         let prompt = self.prompt();
         self.push_line(line, prompt);
     }
@@ -313,6 +325,12 @@ pub(crate) struct State {
     /// Open sockets by connection id (shut down when the server stops).
     pub(crate) sockets: HashMap<u64, TcpStream>,
     pub(crate) conn_threads: Vec<JoinHandle<()>>,
+    /// PyChess: the variants each event-stream connection announced.
+    pub(crate) advertised: Vec<Vec<String>>,
+    /// PyChess: requests to endpoints it does not have, `METHOD /path`.
+    pub(crate) missing_calls: Vec<String>,
+    /// Whether the server speaks PyChess's dialect.
+    pub(crate) pychess: bool,
 }
 
 /// `t + d`, with `d` capped at a year so that huge durations cannot overflow an `Instant`.
@@ -349,6 +367,9 @@ impl State {
             answer_due: Vec::new(),
             sockets: HashMap::new(),
             conn_threads: Vec::new(),
+            advertised: Vec::new(),
+            missing_calls: Vec::new(),
+            pychess: config.is_pychess(),
         }
     }
 
@@ -381,10 +402,13 @@ impl State {
         }
     }
 
-    /// Queues a line on the event stream (lost if none is open, as on lila).
+    /// Queues a line on the event stream: lost if none is open, as on lila; kept for the next
+    /// connection on PyChess, whose event queue belongs to the user, not to the connection.
     pub(crate) fn emit_event(&mut self, line: String) {
-        if let Some(slot) = &mut self.event_slot {
-            slot.queue.push_back(Out { line, prompt: None });
+        match &mut self.event_slot {
+            Some(slot) => slot.queue.push_back(Out { line, prompt: None }),
+            None if self.pychess => self.pending_event_lines.push(line),
+            None => {}
         }
     }
 
@@ -477,10 +501,14 @@ impl State {
         g.prompt_provisional = false;
         if let Some(outcome) = g.board.outcome() {
             let (status, winner) = match outcome {
-                Outcome::Decisive { winner, .. } => (Status::Mate, Some(winner)),
+                Outcome::Decisive { winner, reason: WinReason::Checkmate } => (Status::Mate, Some(winner)),
+                // Shatranj: the stalemated side loses.
+                Outcome::Decisive { winner, reason: WinReason::Stalemate } => (Status::Stalemate, Some(winner)),
+                Outcome::Decisive { winner, reason: WinReason::BareKing } => (Status::VariantEnd, Some(winner)),
                 Outcome::Draw(DrawReason::Stalemate) => (Status::Stalemate, None),
                 Outcome::Draw(_) => (Status::Draw, None),
             };
+            g.outcome = Some(outcome);
             self.finish(gi, status, winner, shared, now);
             return true;
         }
@@ -512,7 +540,9 @@ impl State {
         g.push_state(shared, now);
     }
 
-    /// Ends a game: final `gameState`, stream closed, `gameFinish` on the event stream.
+    /// Ends a game: final `gameState`, stream closed, `gameFinish` on the event stream. PyChess:
+    /// final `gameState` and `gameEnd`; the stream stays open and nothing goes to the event
+    /// stream.
     pub(crate) fn finish(&mut self, gi: usize, status: Status, winner: Option<Color>, shared: &Shared, now: Instant) {
         let g = &mut self.games[gi];
         if g.status != Status::Started {
@@ -527,6 +557,11 @@ impl State {
         g.bot_prompted_at = None;
         g.prompt_provisional = false;
         g.push_state(shared, now);
+        if shared.config.is_pychess() {
+            let line = super::pychess::game_end(g).to_string();
+            g.push_line(line, None);
+            return;
+        }
         if let Some(slot) = &mut g.slot {
             slot.end = Some(End::Clean);
         }
@@ -534,8 +569,11 @@ impl State {
         self.emit_event(line);
     }
 
-    /// A `gameStart`/`gameFinish` line for game `gi`.
+    /// A `gameStart`/`gameFinish` line for game `gi` (PyChess: its minimal `gameStart`).
     pub(crate) fn game_event_line(&self, kind: &str, gi: usize, shared: &Shared, now: Instant) -> String {
+        if shared.config.is_pychess() {
+            return super::pychess::game_start(&self.games[gi]).to_string();
+        }
         let game = super::json::game_info(&self.games[gi], self, shared, now);
         serde_json::json!({ "type": kind, "game": game }).to_string()
     }
@@ -551,7 +589,12 @@ impl State {
             rating: spec.rating,
         };
         let final_color = self.final_color(&spec.color);
-        let (variant, initial_fen) = normalize_variant(&spec.variant, spec.initial_fen);
+        let (variant, initial_fen) = if shared.config.is_pychess() {
+            // PyChess has no fromPosition: a chess game simply starts from the FEN.
+            (spec.variant.clone(), spec.initial_fen)
+        } else {
+            normalize_variant(&spec.variant, spec.initial_fen)
+        };
         // lila picks a Chess960 position when the challenge is made and shows it.
         let initial_fen = match (variant.as_str(), initial_fen) {
             ("chess960", None) => {
@@ -603,7 +646,20 @@ impl State {
             fen
         });
         let id = ch.id.clone();
-        let line = super::json::challenge_event(&ch, self, shared);
+        if shared.config.is_pychess() {
+            // PyChess's lobby offers a BOT only the variants it announced.
+            let name = super::pychess::variant_name(&ch.variant);
+            if self.advertised.last().is_some_and(|names| !names.contains(&name)) {
+                ch.state = ChallengeState::NotOffered;
+                self.challenges.push(ch);
+                return id;
+            }
+        }
+        let line = if shared.config.is_pychess() {
+            super::pychess::challenge_event(&ch).to_string()
+        } else {
+            super::json::challenge_event(&ch, self, shared)
+        };
         self.challenges.push(ch);
         self.emit_event(line);
         id
@@ -658,6 +714,7 @@ impl State {
             created_at_ms: epoch_ms(),
             status: Status::Started,
             winner: None,
+            outcome: None,
             draw_offer: [false; 2],
             takeback_offer: [false; 2],
             takeback_offered_at: None,
@@ -732,6 +789,7 @@ impl State {
             moves: g.notation.clone(),
             status: g.status.name().to_owned(),
             winner: g.winner.map(|c| color_name(c).to_owned()),
+            outcome: g.outcome,
             bot_draw_offers: g.bot_draw_offers,
             draw_offers_declined_by_bot: g.draw_offers_declined_by_bot,
             takebacks_granted: g.takebacks_granted,
@@ -769,9 +827,16 @@ impl State {
         let now = Instant::now();
         let _ = writeln!(
             out,
-            "== fake lichess at {} (bot {}, is_bot {}) ==",
-            shared.base_url, shared.config.bot_id, self.bot_is_bot
+            "== fake {:?} at {} (bot {}, is_bot {}) ==",
+            shared.config.platform, shared.base_url, shared.config.bot_id, self.bot_is_bot
         );
+        if self.pychess {
+            let _ = writeln!(
+                out,
+                "advertised variants: {:?}; missing endpoints called: {:?}",
+                self.advertised, self.missing_calls
+            );
+        }
         let _ = writeln!(
             out,
             "event stream: {} (opened {} times)",
@@ -871,6 +936,19 @@ pub(crate) fn start_position(
             let fen = fen.unwrap_or(ferz_chess::STANDARD_FEN);
             let position = Position::from_fen(fen, Variant::Chess960).map_err(|e| e.to_string())?;
             Ok((Variant::Chess960, position, fen.to_owned()))
+        }
+        "shatranj" => {
+            let position = match fen {
+                Some(fen) => Position::from_fen(fen, Variant::Shatranj).map_err(|e| e.to_string())?,
+                None => Position::new(Variant::Shatranj),
+            };
+            Ok((Variant::Shatranj, position, fen.map_or_else(|| position.fen(), str::to_owned)))
+        }
+        // PyChess: chess from a position (Lichess turns these into fromPosition first).
+        "standard" if fen.is_some() => {
+            let fen = fen.unwrap_or(ferz_chess::STANDARD_FEN);
+            let position = Position::from_fen(fen, Variant::Chess).map_err(|e| e.to_string())?;
+            Ok((Variant::Chess, position, fen.to_owned()))
         }
         // Standard, and (played with standard rules) every variant the fake cannot simulate.
         _ => Ok((Variant::Chess, Position::new(Variant::Chess), "startpos".to_owned())),

@@ -139,7 +139,8 @@ fn write_stream(shared: &Shared, socket: &mut TcpStream, target: &Target, conn: 
                 return;
             }
             Step::KeepAlive(extra) => {
-                let mut data = "\n".to_owned();
+                // lila: an empty line; PyChess: a JSON ping.
+                let mut data = if shared.config.is_pychess() { "{\"type\":\"ping\"}\n" } else { "\n" }.to_owned();
                 if let Some(line) = extra {
                     data.push_str(&line);
                     data.push('\n');
@@ -165,10 +166,11 @@ fn next_step(shared: &Shared, target: &Target, conn: u64, last_write: Instant, k
         }
         let now = Instant::now();
         let game_gone_line = match target {
-            Target::Game(id) => st.game_index(id).and_then(|gi| {
+            Target::Game(id) if !st.pychess => st.game_index(id).and_then(|gi| {
                 let g = &st.games[gi];
                 (g.status == Status::Started && g.opp.gone_since.is_some()).then(|| g.opponent_gone_line(now))
             }),
+            Target::Game(_) => None,
             Target::Event => None,
         };
         let Some(slot) = my_slot(&mut st, target, conn) else {

@@ -21,7 +21,7 @@ fn bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
     bot
 }
 
-fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
+pub(super) fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
     server.wait_until(Duration::from_secs(10), "the challenge is accepted", |s| {
         matches!(s.challenge_state(challenge), ChallengeState::Accepted { .. })
     });
@@ -31,7 +31,7 @@ fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
     }
 }
 
-fn wait_over(server: &FakeLichess, game: &str) -> GameView {
+pub(super) fn wait_over(server: &FakeLichess, game: &str) -> GameView {
     server.wait_until(GAME_TIMEOUT, &format!("game {game} ends"), |s| s.game(game).is_some_and(|g| g.is_over()));
     server.game(game).expect("game exists")
 }
@@ -249,7 +249,11 @@ fn aborts_games_the_opponent_never_starts_and_claims_abandoned_ones() {
     // As black: white never moves. As white: the bot moves, black never answers.
     for color in ["white", "black"] {
         let ch = server.send_challenge(
-            ChallengeSpec::standard("kim", 300, 3).color(color).opponent(Opponent::random(12).never_move()),
+            // One challenger per game: the bot may still be wrapping up the first game (goodbye,
+            // PGN) when the second challenge comes, and one game per opponent is the default.
+            ChallengeSpec::standard(&format!("kim-{color}"), 300, 3)
+                .color(color)
+                .opponent(Opponent::random(12).never_move()),
         );
         let view = wait_over(&server, &accepted_game(&server, &ch));
         assert_eq!(view.status, "aborted", "{view:?}");

@@ -867,3 +867,187 @@ async fn dropping_the_server_ends_streams_and_threads() {
     }
     while let Some(Ok(_)) = next_item(&mut game).await {}
 }
+
+// ---- PyChess ----
+
+/// A raw response whose body may be a chunked ndjson stream, read line by line.
+struct RawResponse {
+    socket: TcpStream,
+    status: u16,
+    /// Decoded body bytes not yet returned as lines.
+    pending: Vec<u8>,
+    chunked: bool,
+    body: String,
+}
+
+impl RawResponse {
+    fn send(server: &FakeLichess, request: &str) -> RawResponse {
+        let mut socket = TcpStream::connect(addr(server)).expect("connect");
+        socket.set_read_timeout(Some(STEP)).unwrap();
+        socket.write_all(request.as_bytes()).unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            assert_eq!(socket.read(&mut byte).expect("read"), 1, "connection closed in the head");
+            head.push(byte[0]);
+        }
+        let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
+        let chunked = head.contains("transfer-encoding: chunked");
+        let mut body = String::new();
+        if !chunked {
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                .unwrap_or(0);
+            let mut bytes = vec![0u8; length];
+            socket.read_exact(&mut bytes).expect("body");
+            body = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        RawResponse { socket, status, pending: Vec::new(), chunked, body }
+    }
+
+    /// The next line of the stream (without its newline).
+    fn line(&mut self) -> String {
+        assert!(self.chunked, "not a stream: {} {}", self.status, self.body);
+        loop {
+            if let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.pending.drain(..=end).collect();
+                return String::from_utf8_lossy(&line[..end]).into_owned();
+            }
+            let mut size_line = Vec::new();
+            let mut byte = [0u8; 1];
+            while !size_line.ends_with(b"\r\n") {
+                assert_eq!(self.socket.read(&mut byte).expect("read a chunk"), 1, "stream closed");
+                size_line.push(byte[0]);
+            }
+            let size = usize::from_str_radix(String::from_utf8_lossy(&size_line).trim(), 16).expect("chunk size");
+            assert!(size > 0, "the stream ended");
+            let mut data = vec![0u8; size + 2];
+            self.socket.read_exact(&mut data).expect("chunk data");
+            self.pending.extend_from_slice(&data[..size]);
+        }
+    }
+
+    /// The next line that is not PyChess's keep-alive, as JSON.
+    fn message(&mut self) -> serde_json::Value {
+        loop {
+            let line = self.line();
+            assert!(!line.is_empty(), "PyChess keep-alives are JSON pings, not empty lines");
+            let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            if value != serde_json::json!({ "type": "ping" }) {
+                return value;
+            }
+        }
+    }
+}
+
+fn pychess_get(path: &str, token: &str, extra: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n{extra}\r\n")
+}
+
+fn json_of(body: &str) -> serde_json::Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{body}: {e}"))
+}
+
+/// The fake in PyChess mode, on the wire: status codes, the capability header, the shapes of
+/// every line, pings, gameEnd, 409 and the missing endpoints.
+#[test]
+fn pychess_dialect_on_the_wire() {
+    use serde_json::json;
+    let server = FakeLichess::start(FakeConfig::pychess());
+    // Token test (no auth needed) and account.
+    let body = format!("{FAKE_TOKEN},nope");
+    let request = format!("POST /api/token/test HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let (status, text) = raw(&server, &request);
+    assert_eq!(status, 200);
+    assert_eq!(
+        json_of(&text),
+        json!({ FAKE_TOKEN: { "scopes": "bot:play", "userId": "ferzbot", "expires": 1_358_509_698_620_i64 }, "nope": null })
+    );
+    assert_eq!(raw(&server, &pychess_get("/api/account", "wrong", "")).0, 403);
+    let (status, text) = raw(&server, &pychess_get("/api/account", FAKE_TOKEN, ""));
+    assert_eq!((status, json_of(&text)), (200, json!({ "id": "ferzbot", "username": "ferzbot", "title": "BOT" })));
+    let (_, text) = raw(&server, &pychess_get("/api/account/playing", FAKE_TOKEN, ""));
+    assert_eq!(json_of(&text), json!({ "nowPlaying": [] }));
+    // The event stream wants the capability header, with a variant PyChess knows.
+    assert_eq!(raw(&server, &pychess_get("/api/stream/event", FAKE_TOKEN, "")).0, 400);
+    let unknown = "X-PyChess-Bot-Capabilities: {\"version\":1,\"variants\":[\"fischerandom\"]}\r\n";
+    let (status, text) = raw(&server, &pychess_get("/api/stream/event", FAKE_TOKEN, unknown));
+    assert_eq!((status, text.as_str()), (400, "BOT does not advertise any PyChess-supported variants."));
+    let caps = "X-PyChess-Bot-Capabilities: {\"version\":1,\"variants\":[\"standard\",\"shatranj\"]}\r\n";
+    let mut events = RawResponse::send(&server, &pychess_get("/api/stream/event", FAKE_TOKEN, caps));
+    assert_eq!(events.status, 200);
+    assert_eq!(events.line(), r#"{"type":"ping"}"#, "a JSON keep-alive within 500 ms");
+    assert_eq!(server.advertised_variants(), [["chess", "shatranj"]]);
+    // Chess960 was not announced: never offered. Shatranj is, in PyChess's shape.
+    let c960 = server.send_challenge(ChallengeSpec::standard("Carl", 300, 3).variant("chess960"));
+    assert_eq!(server.challenge_state(&c960), ChallengeState::NotOffered);
+    let fen = "7k/8/8/n7/8/8/1R6/R5K1 w - - 0 1";
+    let spec = ChallengeSpec::standard("Alice", 300, 3).variant("shatranj").fen(fen).color("black").rated();
+    let id = server.send_challenge(spec.opponent(Opponent::random(1).never_move()));
+    assert_eq!(
+        events.message(),
+        json!({ "type": "challenge", "challenge": {
+            "id": id, "challenger": { "name": "Alice", "rating": 1500, "title": "" },
+            "variant": { "key": "shatranj" }, "rated": false,
+            "timeControl": { "type": "clock", "limit": 300, "increment": 3 },
+            "color": "black", "finalColor": "black", "speed": "blitz", "perf": { "name": "shatranj" },
+            "level": 0, "chess960": false,
+        } })
+    );
+    let accept = authed("POST", &format!("/api/challenge/{id}/accept"), "text/plain", "");
+    assert_eq!(raw(&server, &accept), (200, r#"{"ok":true}"#.to_owned()));
+    assert_eq!(
+        events.message(),
+        json!({ "type": "gameStart", "game": { "id": id, "skill_level": "0", "chess960": "False" } })
+    );
+    let (status, text) = raw(&server, &authed("POST", "/api/challenge/bob", "text/plain", ""));
+    assert_eq!((status, text.as_str()), (403, "BOT accounts cannot create challenges on PyChess."));
+    // gameFull: names, the full FEN, createdAt in seconds, the state with seconds and `started`.
+    let mut game = RawResponse::send(&server, &pychess_get(&format!("/api/bot/game/stream/{id}"), FAKE_TOKEN, ""));
+    let mut full = game.message();
+    let created = full["createdAt"].take();
+    let now_s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    assert!((now_s - created.as_i64().unwrap()).abs() < 60, "createdAt in seconds: {created}");
+    let state = json!({
+        "type": "gameState", "moves": "", "wtime": 300_000, "btime": 300_000, "winc": 3, "binc": 3,
+        "wdraw": false, "bdraw": false, "wtakeback": false, "btakeback": false, "status": "started",
+    });
+    assert_eq!(
+        full,
+        json!({
+            "type": "gameFull", "id": id, "variant": { "name": "shatranj" }, "white": { "name": "ferzbot" },
+            "black": { "name": "Alice" }, "initialFen": fen, "createdAt": null, "state": state,
+        })
+    );
+    // One stream per game.
+    let (status, text) = raw(&server, &pychess_get(&format!("/api/bot/game/stream/{id}"), FAKE_TOKEN, ""));
+    assert_eq!((status, text.as_str()), (409, "game stream already active"));
+    // No draws, takebacks or claims on PyChess.
+    for command in ["draw/yes", "takeback/no", "claim-victory"] {
+        let (status, _) = raw(&server, &authed("POST", &format!("/api/bot/game/{id}/{command}"), "text/plain", ""));
+        assert_eq!(status, 404, "{command}");
+    }
+    assert_eq!(server.missing_endpoint_calls().len(), 3, "{:?}", server.missing_endpoint_calls());
+    // Rxa5 bares the black king: the state still says `started`; gameEnd says it is over.
+    let (status, _) = raw(&server, &authed("POST", &format!("/api/bot/game/{id}/move/a1a5"), "text/plain", ""));
+    assert_eq!(status, 200);
+    let last = game.message();
+    assert_eq!((last["moves"].as_str(), last["status"].as_str()), (Some("a1a5"), Some("started")), "{last}");
+    assert_eq!(game.message(), json!({ "type": "gameEnd", "game": { "id": id } }));
+    let view = server.game(&id).unwrap();
+    assert_eq!((view.status.as_str(), view.winner.as_deref()), ("variantEnd", Some("white")));
+    // Chess960 is `chess` in gameFull; gameStart's string flag tells.
+    let c960 = server.start_game(ChallengeSpec::standard("Dora", 60, 1).variant("chess960").color("white"));
+    assert_eq!(
+        events.message(),
+        json!({ "type": "gameStart", "game": { "id": c960, "skill_level": "0", "chess960": "True" } })
+    );
+    let mut game = RawResponse::send(&server, &pychess_get(&format!("/api/bot/game/stream/{c960}"), FAKE_TOKEN, ""));
+    let full = game.message();
+    assert_eq!(full["variant"], json!({ "name": "chess" }));
+    let initial = full["initialFen"].as_str().unwrap();
+    assert_eq!(initial, server.game(&c960).unwrap().initial_fen);
+    assert_eq!(full["state"]["winc"], json!(1));
+}

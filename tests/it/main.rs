@@ -4,5 +4,6 @@ mod bot;
 mod fake_lichess;
 mod match_cli;
 mod perft_cli;
+mod pychess;
 mod selfplay_cli;
 mod uci;

@@ -43,8 +43,17 @@ pub enum BotError {
     },
 }
 
-/// Where the token page is, for error messages.
+/// Where Lichess's token page is, for error messages.
 const TOKEN_URL: &str = "https://lichess.org/account/oauth/token/create?scopes[]=bot:play&description=ferz";
+
+/// Where to create a token on `platform`: Lichess's OAuth page, or PyChess's BOT account page
+/// (`/account/bot` on the configured server), where BOT tokens are issued.
+fn token_url(config: &BotConfig, platform: Platform) -> String {
+    match platform {
+        Platform::Lichess => TOKEN_URL.to_owned(),
+        Platform::PyChess => format!("{}/account/bot", config.lichess.url.trim_end_matches('/')),
+    }
+}
 
 /// The client settings for the bot's configuration and token.
 #[must_use]
@@ -53,17 +62,8 @@ pub fn client_config(config: &BotConfig, token: Token, platform: Platform) -> Cl
     client.platform = platform;
     client.idle_timeout = Duration::from_secs(config.lichess.stream_idle_s);
     client.request_timeout = Duration::from_secs(config.lichess.request_timeout_s);
-    // PyChess names standard chess `chess` and offers the bot only what it announces.
-    client.pychess_variants = config
-        .challenge
-        .variants
-        .iter()
-        .filter_map(|v| match v.as_str() {
-            "standard" => Some("chess".to_owned()),
-            "chess960" | "shatranj" => Some(v.clone()),
-            _ => None,
-        })
-        .collect();
+    // PyChess offers the bot only what it announces: exactly what the policy accepts there.
+    client.pychess_variants = config.challenge.pychess_capabilities();
     client
 }
 
@@ -75,23 +75,24 @@ pub fn client_config(config: &BotConfig, token: Token, platform: Platform) -> Cl
 /// `require_bot`) when the account is not a BOT account.
 pub async fn connect(config: &BotConfig, token: Token, require_bot: bool) -> Result<(Client, User), BotError> {
     config.validate()?;
+    let platform = config.lichess.platform()?;
+    let token_page = token_url(config, platform);
     if token.is_empty() {
         return Err(BotError::Token(format!(
-            "no token: set LICHESS_BOT_TOKEN to a token with the bot:play scope (create one at {TOKEN_URL})"
+            "no token: set LICHESS_BOT_TOKEN to a token with the bot:play scope (create one at {token_page})"
         )));
     }
-    let platform = config.lichess.platform()?;
     let client = Client::new(client_config(config, token, platform))
         .map_err(|source| BotError::Api { context: "setting up the client", source })?;
     let info = client.test_token().await.map_err(|source| BotError::Api { context: "testing the token", source })?;
     let Some(info) = info else {
         return Err(BotError::Token(format!(
-            "the token in LICHESS_BOT_TOKEN is not valid (revoked or expired); create one at {TOKEN_URL}"
+            "the token in LICHESS_BOT_TOKEN is not valid (revoked or expired); create one at {token_page}"
         )));
     };
     if !info.has_scope("bot:play") {
         return Err(BotError::Token(format!(
-            "the token lacks the bot:play scope (it has: {}); create one at {TOKEN_URL}",
+            "the token lacks the bot:play scope (it has: {}); create one at {token_page}",
             if info.scopes.is_empty() { "none" } else { &info.scopes }
         )));
     }
@@ -133,7 +134,18 @@ pub struct RunSummary {
 /// good (the token was revoked).
 pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>) -> Result<RunSummary, BotError> {
     let (client, account) = connect(&config, token, true).await?;
-    tracing::info!(account = %account.username, url = %config.lichess.url, platform = %client.platform(), "connected");
+    let platform = client.platform();
+    tracing::info!(account = %account.username, url = %config.lichess.url, platform = %platform, "connected");
+    let mut config = config;
+    // From here on `[challenge]` is the policy of this platform, its table applied.
+    config.challenge = config.challenge.for_platform(platform);
+    tracing::info!(variants = ?config.challenge.variants, speeds = ?config.challenge.speeds, "challenge policy");
+    if platform == Platform::PyChess && config.matchmaking.enabled {
+        tracing::warn!(
+            "matchmaking is not available on PyChess (BOT accounts cannot create challenges there); it stays off: players challenge the bot from the PyChess lobby"
+        );
+        config.matchmaking.enabled = false;
+    }
     let book = if config.engine.book.as_os_str().is_empty() {
         None
     } else {

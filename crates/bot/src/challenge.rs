@@ -261,6 +261,66 @@ mod tests {
         );
     }
 
+    /// A challenge as PyChess's event stream sends it: no challenger id, an empty title, the
+    /// variant's key only, a separate Chess960 flag, always unrated.
+    fn pychess_challenge(variant: &str, chess960: bool, limit: i64, increment: i64) -> Challenge {
+        let event = json!({
+            "id": "Pq7xZ2aB",
+            "challenger": {"name": "Alice", "rating": 1500, "title": ""},
+            "variant": {"key": variant},
+            "rated": false,
+            "timeControl": {"type": "clock", "limit": limit, "increment": increment},
+            "color": "random",
+            "finalColor": "white",
+            "speed": speed_of_clock(limit, increment),
+            "perf": {"name": variant},
+            "level": 0,
+            "chess960": chess960
+        });
+        serde_json::from_value(event).unwrap()
+    }
+
+    #[test]
+    fn the_policy_of_each_platform() {
+        use crate::config::PlatformChallenge;
+        use ferz_lichess::Platform;
+        let config = ChallengeConfig::default();
+        let on = |platform| config.for_platform(platform);
+        let shatranj = pychess_challenge("shatranj", false, 300, 3);
+        assert_eq!(judge(&shatranj, &on(Platform::PyChess), Load::default()), Verdict::Accept);
+        assert_eq!(judge(&shatranj, &on(Platform::Lichess), Load::default()), declined(DeclineReason::Variant));
+        for (key, chess960) in [("standard", false), ("standard", true)] {
+            let ch = pychess_challenge(key, chess960, 180, 2);
+            assert_eq!(judge(&ch, &on(Platform::PyChess), Load::default()), Verdict::Accept, "{key} {chess960}");
+        }
+        // Shatranj only, and only slow games, on PyChess; Lichess keeps the [challenge] keys.
+        let config = ChallengeConfig {
+            pychess: PlatformChallenge {
+                variants: Some(vec!["shatranj".into()]),
+                speeds: Some(vec!["rapid".into(), "classical".into()]),
+                max_increment_s: Some(10),
+                ..PlatformChallenge::default()
+            },
+            ..ChallengeConfig::default()
+        };
+        let pychess = config.for_platform(Platform::PyChess);
+        let chess = pychess_challenge("standard", false, 900, 5);
+        assert_eq!(judge(&chess, &pychess, Load::default()), declined(DeclineReason::Variant));
+        assert_eq!(judge(&pychess_challenge("shatranj", false, 900, 5), &pychess, Load::default()), Verdict::Accept);
+        assert_eq!(
+            judge(&pychess_challenge("shatranj", false, 180, 2), &pychess, Load::default()),
+            declined(DeclineReason::TooFast)
+        );
+        assert_eq!(
+            judge(&pychess_challenge("shatranj", false, 900, 20), &pychess, Load::default()),
+            declined(DeclineReason::TimeControl)
+        );
+        assert_eq!(
+            judge(&challenge(json!({})), &config.for_platform(Platform::Lichess), Load::default()),
+            Verdict::Accept
+        );
+    }
+
     #[test]
     fn pychess_variants_and_estimated_speeds() {
         let ch = challenge(json!({"variant": {"key": "chess"}, "chess960": true}));

@@ -122,6 +122,10 @@ impl Default for EngineConfig {
 
 /// `[challenge]`: which challenges to accept. A challenge failing several rules is declined
 /// with the reason of the first.
+///
+/// The keys apply on every platform; `[challenge.lichess]` and `[challenge.pychess]` override
+/// the variants and time controls for one platform ([`ChallengeConfig::for_platform`] merges
+/// them). PyChess has its own variant list by default, since its variants are not Lichess's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ChallengeConfig {
@@ -162,6 +166,93 @@ pub struct ChallengeConfig {
     pub max_rating: i64,
     /// Games at once against one opponent.
     pub max_games_per_opponent: usize,
+    /// `[challenge.lichess]`: what changes on Lichess.
+    pub lichess: PlatformChallenge,
+    /// `[challenge.pychess]`: what changes on PyChess.
+    pub pychess: PlatformChallenge,
+}
+
+/// `[challenge.lichess]` and `[challenge.pychess]`: the variants and time controls of one
+/// platform. A key left out takes the `[challenge]` value, except PyChess's `variants`, which
+/// defaults to [`PYCHESS_VARIANTS`] (the `[challenge]` list names Lichess variants).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlatformChallenge {
+    /// Variant keys (PyChess's `chess` is accepted for `standard`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variants: Option<Vec<String>>,
+    /// Speeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speeds: Option<Vec<String>>,
+    /// Shortest initial time, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_base_s: Option<u64>,
+    /// Longest initial time, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_base_s: Option<u64>,
+    /// Smallest increment, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_increment_s: Option<u64>,
+    /// Largest increment, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_increment_s: Option<u64>,
+    /// Accept correspondence and unlimited games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correspondence: Option<bool>,
+}
+
+/// What the bot plays on PyChess unless `[challenge.pychess] variants` says otherwise.
+pub const PYCHESS_VARIANTS: [&str; 3] = ["chess", "chess960", "shatranj"];
+
+impl ChallengeConfig {
+    /// The policy on `platform`: the `[challenge]` keys with that platform's table applied.
+    /// Variant names come out as the bot's keys (PyChess's `chess` becomes `standard`).
+    #[must_use]
+    pub fn for_platform(&self, platform: Platform) -> ChallengeConfig {
+        let table = match platform {
+            Platform::Lichess => &self.lichess,
+            Platform::PyChess => &self.pychess,
+        };
+        let mut policy = self.clone();
+        policy.variants = match (&table.variants, platform) {
+            (Some(list), _) => list.clone(),
+            (None, Platform::PyChess) => PYCHESS_VARIANTS.map(str::to_owned).to_vec(),
+            (None, Platform::Lichess) => self.variants.clone(),
+        };
+        policy.variants = policy.variants.iter().map(|v| canonical_variant(v).to_owned()).collect();
+        policy.variants.dedup();
+        if let Some(speeds) = &table.speeds {
+            policy.speeds = speeds.clone();
+        }
+        policy.min_base_s = table.min_base_s.unwrap_or(self.min_base_s);
+        policy.max_base_s = table.max_base_s.unwrap_or(self.max_base_s);
+        policy.min_increment_s = table.min_increment_s.unwrap_or(self.min_increment_s);
+        policy.max_increment_s = table.max_increment_s.unwrap_or(self.max_increment_s);
+        policy.correspondence = table.correspondence.unwrap_or(self.correspondence);
+        policy
+    }
+
+    /// The names announced to PyChess in `X-PyChess-Bot-Capabilities`: exactly the variants
+    /// this policy accepts there, in PyChess's spelling (`chess`, `chess960`, `shatranj`), so
+    /// that PyChess never offers the bot a game it would decline.
+    #[must_use]
+    pub fn pychess_capabilities(&self) -> Vec<String> {
+        let policy = self.for_platform(Platform::PyChess);
+        policy
+            .variants
+            .iter()
+            .filter_map(|v| match v.as_str() {
+                "standard" => Some("chess".to_owned()),
+                "chess960" | "shatranj" => Some(v.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The bot's key of a variant name: PyChess's `chess` is `standard`.
+fn canonical_variant(name: &str) -> &str {
+    if name == "chess" { "standard" } else { name }
 }
 
 impl Default for ChallengeConfig {
@@ -185,6 +276,11 @@ impl Default for ChallengeConfig {
             min_rating: 0,
             max_rating: 4000,
             max_games_per_opponent: 1,
+            lichess: PlatformChallenge::default(),
+            pychess: PlatformChallenge {
+                variants: Some(PYCHESS_VARIANTS.map(str::to_owned).to_vec()),
+                ..PlatformChallenge::default()
+            },
         }
     }
 }
@@ -418,33 +514,93 @@ impl BotConfig {
         check(e.correspondence_move_s >= 1, "engine.correspondence_move_s", "0".into(), "use at least 1 second")?;
         let c = &self.challenge;
         check((1..=256).contains(&c.concurrency), "challenge.concurrency", c.concurrency.to_string(), "use 1 to 256")?;
-        for v in &c.variants {
-            check(
-                PLAYABLE_VARIANTS.contains(&v.as_str()),
-                "challenge.variants",
-                v.clone(),
-                "use standard, chess960, fromPosition or shatranj",
-            )?;
+        let tables = [
+            ("challenge.variants", "challenge.speeds", Some(&c.variants), Some(&c.speeds)),
+            (
+                "challenge.lichess.variants",
+                "challenge.lichess.speeds",
+                c.lichess.variants.as_ref(),
+                c.lichess.speeds.as_ref(),
+            ),
+            (
+                "challenge.pychess.variants",
+                "challenge.pychess.speeds",
+                c.pychess.variants.as_ref(),
+                c.pychess.speeds.as_ref(),
+            ),
+        ];
+        for (variants_key, speeds_key, variants, speeds) in tables {
+            for v in variants.into_iter().flatten() {
+                check(
+                    PLAYABLE_VARIANTS.contains(&canonical_variant(v)),
+                    variants_key,
+                    v.clone(),
+                    "use standard (PyChess: chess), chess960, fromPosition or shatranj",
+                )?;
+            }
+            for s in speeds.into_iter().flatten() {
+                check(
+                    SPEEDS.contains(&s.as_str()),
+                    speeds_key,
+                    s.clone(),
+                    "use ultraBullet, bullet, blitz, rapid or classical",
+                )?;
+            }
         }
-        for s in &c.speeds {
+        // The policy of the platform the bot plays on, with that platform's table applied.
+        let platform = self.lichess.platform()?;
+        let p = c.for_platform(platform);
+        let table = if platform == Platform::PyChess { &c.pychess } else { &c.lichess };
+        // The key to blame: the platform's table when it sets the value, else `[challenge]`.
+        let key = |in_table: bool, base: &'static str, lichess: &'static str, pychess: &'static str| match platform {
+            _ if !in_table => base,
+            Platform::Lichess => lichess,
+            Platform::PyChess => pychess,
+        };
+        for v in &p.variants {
+            let (ok, reason) = match platform {
+                Platform::Lichess => {
+                    (v != "shatranj", "Lichess has no Shatranj; list it under [challenge.pychess] variants")
+                }
+                Platform::PyChess => {
+                    (v != "fromPosition", "PyChess has no fromPosition variant; use chess, chess960 or shatranj")
+                }
+            };
+            let in_table = table.variants.is_some() || platform == Platform::PyChess;
             check(
-                SPEEDS.contains(&s.as_str()),
-                "challenge.speeds",
-                s.clone(),
-                "use ultraBullet, bullet, blitz, rapid or classical",
+                ok,
+                key(in_table, "challenge.variants", "challenge.lichess.variants", "challenge.pychess.variants"),
+                v.clone(),
+                reason,
             )?;
         }
         check(
-            c.min_base_s <= c.max_base_s,
-            "challenge.min_base_s",
-            c.min_base_s.to_string(),
+            p.min_base_s <= p.max_base_s,
+            key(
+                table.min_base_s.is_some() || table.max_base_s.is_some(),
+                "challenge.min_base_s",
+                "challenge.lichess.min_base_s",
+                "challenge.pychess.min_base_s",
+            ),
+            p.min_base_s.to_string(),
             "must not exceed max_base_s",
         )?;
         check(
-            c.min_increment_s <= c.max_increment_s,
-            "challenge.min_increment_s",
-            c.min_increment_s.to_string(),
+            p.min_increment_s <= p.max_increment_s,
+            key(
+                table.min_increment_s.is_some() || table.max_increment_s.is_some(),
+                "challenge.min_increment_s",
+                "challenge.lichess.min_increment_s",
+                "challenge.pychess.min_increment_s",
+            ),
+            p.min_increment_s.to_string(),
             "must not exceed max_increment_s",
+        )?;
+        check(
+            platform != Platform::PyChess || p.casual,
+            "challenge.casual",
+            "false".into(),
+            "PyChess creates every BOT challenge unrated: keep casual = true there",
         )?;
         check(
             c.min_rating <= c.max_rating,
@@ -526,6 +682,88 @@ mod tests {
         let mut config = BotConfig::default();
         config.resign.score_cp = 100;
         assert_eq!(config.validate().unwrap_err().key, "resign.score_cp");
+    }
+
+    #[test]
+    fn each_platform_has_its_policy() {
+        let config = ChallengeConfig::default();
+        let lichess = config.for_platform(Platform::Lichess);
+        assert_eq!(lichess.variants, ["standard", "chess960", "fromPosition"]);
+        let pychess = config.for_platform(Platform::PyChess);
+        // PyChess's `chess` is the bot's `standard`.
+        assert_eq!(pychess.variants, ["standard", "chess960", "shatranj"]);
+        assert_eq!(config.pychess_capabilities(), ["chess", "chess960", "shatranj"]);
+        assert_eq!((pychess.speeds, pychess.max_base_s), (config.speeds.clone(), config.max_base_s));
+    }
+
+    #[test]
+    fn a_platform_table_overrides_only_what_it_sets() {
+        // As the settings file's tables arrive (the same serde path as TOML).
+        let config: BotConfig = serde_json::from_value(serde_json::json!({
+            "challenge": {
+                "speeds": ["blitz"],
+                "max_base_s": 600,
+                "pychess": { "speeds": ["rapid", "classical"], "min_base_s": 600, "max_base_s": 1800 },
+                "lichess": { "variants": ["standard"] },
+            }
+        }))
+        .unwrap();
+        let c = &config.challenge;
+        // PyChess: its own speeds and base range, its default variants (the table sets none).
+        let pychess = c.for_platform(Platform::PyChess);
+        assert_eq!(pychess.variants, ["standard", "chess960", "shatranj"]);
+        assert_eq!(pychess.speeds, ["rapid", "classical"]);
+        assert_eq!((pychess.min_base_s, pychess.max_base_s), (600, 1800));
+        // Lichess: its variants, the [challenge] speeds and range.
+        let lichess = c.for_platform(Platform::Lichess);
+        assert_eq!(lichess.variants, ["standard"]);
+        assert_eq!(lichess.speeds, ["blitz"]);
+        assert_eq!((lichess.min_base_s, lichess.max_base_s), (0, 600));
+        // Applying the table twice changes nothing.
+        assert_eq!(pychess.for_platform(Platform::PyChess), pychess);
+        let mut config = config;
+        config.lichess.platform = "pychess".into();
+        config.validate().unwrap();
+    }
+
+    #[test]
+    fn the_capability_header_lists_only_what_pychess_accepts() {
+        let mut config = ChallengeConfig::default();
+        config.pychess.variants = Some(vec!["shatranj".into()]);
+        assert_eq!(config.pychess_capabilities(), ["shatranj"]);
+        config.pychess.variants = Some(vec!["standard".into(), "chess960".into()]);
+        assert_eq!(config.pychess_capabilities(), ["chess", "chess960"]);
+    }
+
+    #[test]
+    fn platform_tables_are_checked() {
+        let pychess = |edit: &dyn Fn(&mut BotConfig)| {
+            let mut config = BotConfig::default();
+            config.lichess.platform = "pychess".into();
+            edit(&mut config);
+            config.validate()
+        };
+        pychess(&|_| {}).unwrap();
+        let err = pychess(&|c| c.challenge.pychess.variants = Some(vec!["fromPosition".into()])).unwrap_err();
+        assert_eq!((err.key, err.value.as_str()), ("challenge.pychess.variants", "fromPosition"));
+        let err = pychess(&|c| c.challenge.pychess.variants = Some(vec!["makruk".into()])).unwrap_err();
+        assert_eq!((err.key, err.value.as_str()), ("challenge.pychess.variants", "makruk"));
+        let err = pychess(&|c| c.challenge.pychess.speeds = Some(vec!["fast".into()])).unwrap_err();
+        assert_eq!(err.key, "challenge.pychess.speeds");
+        let err = pychess(&|c| c.challenge.pychess.min_base_s = Some(20_000)).unwrap_err();
+        assert_eq!(err.key, "challenge.pychess.min_base_s");
+        let err = pychess(&|c| c.challenge.casual = false).unwrap_err();
+        assert_eq!(err.key, "challenge.casual");
+        // The PyChess table does not bother a Lichess bot; Shatranj on Lichess does.
+        let mut config = BotConfig::default();
+        config.challenge.pychess.min_base_s = Some(20_000);
+        config.validate().unwrap();
+        config.challenge.variants.push("shatranj".into());
+        let err = config.validate().unwrap_err();
+        assert_eq!((err.key, err.value.as_str()), ("challenge.variants", "shatranj"));
+        let typo = serde_json::json!({ "challenge": { "pychess": { "variant": ["chess"] } } });
+        let err = serde_json::from_value::<BotConfig>(typo).unwrap_err().to_string();
+        assert!(err.contains("unknown field `variant`"), "{err}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Color, Game, Move};
+use ferz_chess::{Color, DrawReason, Game, Move, Outcome, WinReason};
 use ferz_engine::{Engine, Score, SearchResult, Signals};
 use ferz_lichess::models::{GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
@@ -63,6 +63,11 @@ pub struct GameSummary {
 const MAX_STREAM_FAILURES: u32 = 30;
 /// Move requests the server may reject at one ply before we give the game up.
 const MAX_REJECTIONS: u32 = 3;
+/// The clock value servers send for "no clock" (`Int.MaxValue` ms).
+const NO_CLOCK_MS: i64 = 2_147_483_647;
+/// How far from zero a clock may still read when a PyChess game ends for it to count as a
+/// flag fall: our reading of the clock lags the server's by the network delay.
+const FLAG_SLACK_MS: i64 = 500;
 
 /// Plays game `id` to its end.
 pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> GameSummary {
@@ -114,6 +119,13 @@ struct GameTask {
     /// Since when we wait for the opponent's move.
     waiting_since: Instant,
     abort_sent: bool,
+    /// We resigned (the server took it).
+    resigned: bool,
+    /// We aborted (the server took it).
+    aborted: bool,
+    /// The clock (initial ms, increment ms) as the first states showed it, for servers whose
+    /// `gameFull` has no clock (PyChess).
+    clock_seen: Option<(i64, i64)>,
     gone_claim_at: Option<Instant>,
     claim_sent: bool,
     /// The final status and winner, once the game is over.
@@ -155,6 +167,9 @@ impl GameTask {
             greeted: false,
             waiting_since: Instant::now(),
             abort_sent: false,
+            resigned: false,
+            aborted: false,
+            clock_seen: None,
             gone_claim_at: None,
             claim_sent: false,
             over: None,
@@ -174,6 +189,18 @@ impl GameTask {
             }
             let stream = match self.ctx.client.stream_game(&self.id).await {
                 Ok(stream) => stream,
+                // PyChess: our previous stream still counts as open until the server next writes
+                // to it (a ping every few seconds); retry rather than give the game up.
+                Err(e) if e.status() == Some(409) && failures < MAX_STREAM_FAILURES => {
+                    failures += 1;
+                    let wait = backoff.next_delay().max(Duration::from_millis(500));
+                    tracing::info!(game = %self.id, wait_ms = wait.as_millis() as u64, "the server still holds our previous game stream; retrying");
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        _ = exit_now.changed() => {}
+                    }
+                    continue;
+                }
                 Err(e) if e.is_final() => {
                     // 404 and friends: the game is gone (finished while we were away, or not ours).
                     self.error = Some(format!("cannot stream the game: {e}"));
@@ -281,12 +308,7 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
-                // PyChess: its states always say `started`; the result is on the board.
-                let outcome = self.game.as_ref().and_then(Game::outcome);
-                let winner = outcome
-                    .and_then(|o| o.winner())
-                    .map(|c| if c == Color::White { "white" } else { "black" }.to_owned());
-                self.over = Some(("gameEnd".into(), winner));
+                self.over = Some(self.pychess_result());
                 Ok(())
             }
             GameEvent::Unknown { kind, .. } => {
@@ -294,6 +316,43 @@ impl GameTask {
                 Ok(())
             }
         }
+    }
+
+    /// How a PyChess game ended: its `gameEnd` names no result and its states always say
+    /// `started`. The board's verdict when the rules ended it; our own resignation or abort;
+    /// a flag fall when the clock of the side to move had run out by our reckoning; anything
+    /// else (the opponent resigned or aborted, a server decision) is unknown, `*`, rather
+    /// than a guess.
+    fn pychess_result(&self) -> (String, Option<String>) {
+        let name = |c: Color| if c == Color::White { "white" } else { "black" }.to_owned();
+        if let Some(outcome) = self.game.as_ref().and_then(Game::outcome) {
+            let status = match outcome {
+                Outcome::Decisive { reason: WinReason::Checkmate, .. } => "mate",
+                Outcome::Decisive { reason: WinReason::Stalemate, .. } | Outcome::Draw(DrawReason::Stalemate) => {
+                    "stalemate"
+                }
+                Outcome::Decisive { reason: WinReason::BareKing, .. } => "variantEnd",
+                Outcome::Draw(_) => "draw",
+            };
+            return (status.to_owned(), outcome.winner().map(name));
+        }
+        if self.resigned {
+            return ("resign".to_owned(), self.us.map(|c| name(!c)));
+        }
+        if self.aborted {
+            return ("aborted".to_owned(), None);
+        }
+        if let Some(rules) = &self.rules {
+            let plies = self.state.ply();
+            let mover = rules.turn_after(plies);
+            let left = if mover == Color::White { self.state.wtime } else { self.state.btime };
+            let elapsed = i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX);
+            // Clocks run from the third ply; "no clock" is 2^31 - 1 ms.
+            if plies >= 2 && left < NO_CLOCK_MS && elapsed >= left - FLAG_SLACK_MS {
+                return ("outoftime".to_owned(), Some(name(!mover)));
+            }
+        }
+        ("unknownFinish".to_owned(), None)
     }
 
     fn on_full(&mut self, full: &GameFull) -> Result<(), String> {
@@ -315,6 +374,17 @@ impl GameTask {
             (self.us, if self.us == Some(Color::Black) { &full.white } else { &full.black })
         };
         self.us = us;
+        // PyChess's gameFull has no clock, but before the third ply neither clock has run: the
+        // states show the initial time. (Lichess sends the clock; its correspondence games
+        // have none and must not get one from their days.)
+        let state = &full.state;
+        if self.platform == Platform::PyChess
+            && self.clock_seen.is_none()
+            && state.ply() < 2
+            && state.wtime < NO_CLOCK_MS
+        {
+            self.clock_seen = Some((state.wtime.max(state.btime), state.winc));
+        }
         if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
             self.opponent_name = name;
         }
@@ -490,6 +560,7 @@ impl GameTask {
                 self.moved_at_ply = None;
                 self.decisions.truncate(0);
             } else {
+                self.resigned = true;
                 return Ok(());
             }
         }
@@ -563,8 +634,10 @@ impl GameTask {
             self.moved_at_ply = Some(plies);
             let gave_up =
                 if plies < 2 { self.ctx.client.abort(&self.id).await } else { self.ctx.client.resign(&self.id).await };
-            if let Err(e) = gave_up {
-                tracing::warn!(game = %self.id, error = %e, "could not end the game");
+            match gave_up {
+                Ok(()) if plies < 2 => self.aborted = true,
+                Ok(()) => self.resigned = true,
+                Err(e) => tracing::warn!(game = %self.id, error = %e, "could not end the game"),
             }
             return Ok(());
         }
@@ -601,8 +674,9 @@ impl GameTask {
         {
             self.abort_sent = true;
             tracing::info!(game = %self.id, waited_s = abort_s, "opponent did not move; aborting");
-            if let Err(e) = self.ctx.client.abort(&self.id).await {
-                tracing::warn!(game = %self.id, error = %e, "abort failed");
+            match self.ctx.client.abort(&self.id).await {
+                Ok(()) => self.aborted = true,
+                Err(e) => tracing::warn!(game = %self.id, error = %e, "abort failed"),
             }
         }
         if self.ctx.config.abort.claim_victory
@@ -688,9 +762,10 @@ impl GameTask {
             black_elo: full.black.rating,
             rated: full.rated,
             speed: full.speed.as_ref().map(|s| s.as_str().to_owned()),
-            time_control: full
-                .clock
-                .map_or_else(|| "-".to_owned(), |c| format!("{}+{}", c.initial / 1000, c.increment / 1000)),
+            time_control: full.clock.map(|c| (c.initial, c.increment)).or(self.clock_seen).map_or_else(
+                || "-".to_owned(),
+                |(initial, increment)| format!("{}+{}", initial / 1000, increment / 1000),
+            ),
             start: rules.start,
             moves,
             result: result.to_owned(),

@@ -133,6 +133,28 @@ mod tests {
     }
 
     #[test]
+    fn a_platform_table_in_a_file_and_the_platform_from_the_environment() {
+        use ferz_lichess::Platform;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bot.toml");
+        std::fs::write(&path, "[challenge]\nspeeds = [\"blitz\"]\n\n[challenge.pychess]\nspeeds = [\"rapid\"]\n")
+            .unwrap();
+        let env = HashMap::from([
+            ("FERZ__LICHESS__PLATFORM".to_owned(), "pychess".to_owned()),
+            ("FERZ__CHALLENGE__PYCHESS__MAX_BASE_S".to_owned(), "1200".to_owned()),
+        ]);
+        let (config, _): (ferz_bot::BotConfig, _) = load(Some(&path), Path::new("x"), &env).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.lichess.platform().unwrap(), Platform::PyChess);
+        let policy = config.challenge.for_platform(Platform::PyChess);
+        assert_eq!((policy.speeds, policy.max_base_s), (vec!["rapid".to_owned()], 1200));
+        assert_eq!(policy.variants, ["standard", "chess960", "shatranj"]);
+        std::fs::write(&path, "[challenge.pychess]\nvariant = [\"shatranj\"]\n").unwrap();
+        let err = load::<ferz_bot::BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string();
+        assert!(err.contains("unknown field `variant`") && err.contains("bot.toml"), "{err}");
+    }
+
+    #[test]
     fn defaults_apply_without_a_file() {
         let (config, origin): (SelfplayConfig, _) =
             load(None, Path::new("/nonexistent/selfplay.toml"), &HashMap::new()).unwrap();

@@ -1,0 +1,343 @@
+//! PyChess's dialect of the Bot API: its routes, status codes and JSON shapes, written from
+//! the API reference (`ref-lichess-api.md` §5.1, pychess-variants' `server/bot_api.py` and
+//! `server/game.py`). The simulation underneath (games, clocks, opponents, rules) is the one
+//! the Lichess mode uses.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::Shared;
+use super::endpoints::{self, Response, Target};
+use super::http::{Full, Request};
+use super::state::{ChallengeRec, End, GameSim, Out, Slot, State, Status, TimeControl, color_name};
+
+/// `expires` of every `/api/token/test` answer (a constant in PyChess's `bot_accounts.py`).
+const TOKEN_TEST_EXPIRES_MS: i64 = 1_358_509_698_620;
+/// The longest capability header PyChess reads.
+const MAX_CAPABILITIES: usize = 6 * 1024;
+/// Variant names PyChess knows (a part of its `ALL_VARIANTS`; enough to tell a known name from
+/// an unknown one).
+const PYCHESS_VARIANTS: [&str; 24] = [
+    "chess",
+    "chess960",
+    "crazyhouse",
+    "atomic",
+    "kingofthehill",
+    "3check",
+    "placement",
+    "duck",
+    "makruk",
+    "makpong",
+    "cambodian",
+    "sittuyin",
+    "asean",
+    "shatranj",
+    "shogi",
+    "minishogi",
+    "xiangqi",
+    "janggi",
+    "minixiangqi",
+    "capablanca",
+    "seirawan",
+    "grand",
+    "shako",
+    "orda",
+];
+
+/// PyChess's name of a game's variant as the lobby and the capability header use it:
+/// `chess` (standard, also from a position), `chess960`, `shatranj`, …
+pub(crate) fn variant_name(key: &str) -> String {
+    match key {
+        "standard" | "fromPosition" => "chess".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The variant as `gameFull` names it: Chess960 is `chess` there (only `gameStart` tells).
+fn board_variant_name(key: &str) -> String {
+    match key {
+        "chess960" => "chess".to_owned(),
+        other => variant_name(other),
+    }
+}
+
+/// A plain-text answer, as aiohttp's `HTTPForbidden` and friends send it.
+fn text(status: u16, body: &str) -> Full {
+    Full { status, content_type: "text/plain; charset=utf-8", headers: Vec::new(), body: body.to_owned() }
+}
+
+/// The `challenge` event (`server/seek.py challenge()`).
+pub(crate) fn challenge_event(ch: &ChallengeRec) -> Value {
+    let key = match ch.variant.as_str() {
+        "standard" | "fromPosition" | "chess960" => "standard",
+        other => other,
+    };
+    let time_control = match ch.tc {
+        TimeControl::Clock { limit, inc } => json!({ "type": "clock", "limit": limit, "increment": inc }),
+        TimeControl::Correspondence { days } => json!({ "type": "correspondence", "daysPerTurn": days }),
+        TimeControl::Unlimited => json!({ "type": "unlimited" }),
+    };
+    json!({
+        "type": "challenge",
+        "challenge": {
+            "id": ch.id,
+            "challenger": {
+                "name": ch.challenger.name,
+                "rating": ch.challenger.rating,
+                "title": ch.challenger.title.clone().unwrap_or_default(),
+            },
+            "variant": { "key": key },
+            // BOT challenges from humans are created unrated.
+            "rated": false,
+            "timeControl": time_control,
+            "color": ch.color,
+            "finalColor": color_name(ch.final_color),
+            "speed": ch.tc.speed(),
+            "perf": { "name": variant_name(&ch.variant) },
+            "level": 0,
+            "chess960": ch.variant == "chess960",
+        },
+    })
+}
+
+/// `gameStart`: id, skill level and Python's `str(bool)` of the Chess960 flag.
+pub(crate) fn game_start(g: &GameSim) -> Value {
+    let chess960 = if g.variant == "chess960" { "True" } else { "False" };
+    json!({ "type": "gameStart", "game": { "id": g.id, "skill_level": "0", "chess960": chess960 } })
+}
+
+/// `gameEnd`, the only sign on the game stream that a game is over.
+pub(crate) fn game_end(g: &GameSim) -> Value {
+    json!({ "type": "gameEnd", "game": { "id": g.id } })
+}
+
+/// `gameState`: increments in seconds, flags always false, status always `started`.
+pub(crate) fn game_state(g: &GameSim, now: Instant) -> Value {
+    let times = g.times_now(now);
+    let inc = match g.tc {
+        TimeControl::Clock { inc, .. } => inc,
+        _ => 0,
+    };
+    json!({
+        "type": "gameState",
+        "moves": g.notation.join(" "),
+        "wtime": times[0].max(0),
+        "btime": times[1].max(0),
+        "winc": inc,
+        "binc": inc,
+        "wdraw": false,
+        "bdraw": false,
+        "wtakeback": false,
+        "btakeback": false,
+        "status": "started",
+    })
+}
+
+/// `gameFull`: names only, `createdAt` in seconds, the full initial FEN.
+fn game_full(g: &GameSim, shared: &Shared, now: Instant) -> Value {
+    let bot = shared.config.bot_id.as_str();
+    let opponent = g.opp_user.name.as_str();
+    let (white, black) = if g.bot_color == ferz_chess::Color::White { (bot, opponent) } else { (opponent, bot) };
+    let initial_fen = if g.initial_fen == "startpos" { g.start.fen() } else { g.initial_fen.clone() };
+    json!({
+        "type": "gameFull",
+        "id": g.id,
+        "variant": { "name": board_variant_name(&g.variant) },
+        "white": { "name": white },
+        "black": { "name": black },
+        "initialFen": initial_fen,
+        "createdAt": g.created_at_ms / 1000,
+        "state": game_state(g, now),
+    })
+}
+
+/// Reads `X-PyChess-Bot-Capabilities`: the PyChess variant names announced (`standard` is
+/// `chess`), or the 400 message.
+fn capabilities(header: Option<&str>) -> Result<Vec<String>, &'static str> {
+    let header = header.ok_or("Missing X-PyChess-Bot-Capabilities header.")?;
+    if header.len() > MAX_CAPABILITIES {
+        return Err("X-PyChess-Bot-Capabilities header is too large.");
+    }
+    let value: Value = serde_json::from_str(header).map_err(|_| "Invalid X-PyChess-Bot-Capabilities header.")?;
+    let list = value.get("variants").and_then(Value::as_array).ok_or("Invalid X-PyChess-Bot-Capabilities header.")?;
+    let mut names: Vec<String> = Vec::new();
+    for name in list.iter().filter_map(Value::as_str) {
+        let name = if name == "standard" { "chess" } else { name };
+        if PYCHESS_VARIANTS.contains(&name) && !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    if names.is_empty() {
+        return Err("BOT does not advertise any PyChess-supported variants.");
+    }
+    Ok(names)
+}
+
+/// Answers one request the way PyChess does; `conn` is the connection id (for streams).
+pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Response {
+    if let Some(full) = st.http_fault(&req.path) {
+        return Response::Full(full);
+    }
+    let segs = req.segments();
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    let method = req.method.as_str();
+    if let ("POST", ["api", "token", "test"]) = (method, segs.as_slice()) {
+        return Response::Full(token_test(shared, req));
+    }
+    // Endpoints PyChess does not have: 404, whoever asks.
+    let missing = matches!(
+        (method, segs.as_slice()),
+        ("POST", ["api", "bot", "game", _, "draw" | "takeback", _])
+            | ("POST", ["api", "bot", "game", _, "claim-victory" | "claim-draw" | "berserk"])
+            | ("GET", ["api", "bot", "game", _, "chat"])
+            | ("GET", ["api", "bot", "online"])
+            | ("GET", ["api", "challenge"])
+            | ("POST", ["api", "challenge", _, "cancel"])
+            | ("GET", ["game", "export", _])
+    );
+    if missing {
+        st.missing_calls.push(format!("{method} {}", req.path));
+        return Response::Full(text(404, "404: Not Found"));
+    }
+    // Everything else needs a valid bearer token: 403 otherwise, not lila's 401.
+    let token = req.header("authorization").and_then(|a| a.strip_prefix("Bearer ")).map(str::trim);
+    if token != Some(shared.config.token.as_str()) {
+        return Response::Full(text(403, "403: Forbidden"));
+    }
+    let full = match (method, segs.as_slice()) {
+        ("GET", ["api", "account"]) => Full::json(200, account(st, shared)),
+        ("GET", ["api", "account", "playing"]) => Full::json(200, json!({ "nowPlaying": [] })),
+        ("POST", ["api", "bot", "account", "upgrade"]) => {
+            st.bot_is_bot = true;
+            Full::ok()
+        }
+        ("POST", ["api", "challenge", _username]) => text(403, "BOT accounts cannot create challenges on PyChess."),
+        _ if !st.bot_is_bot => text(403, "403: Forbidden"),
+        ("GET", ["api", "stream", "event"]) => match capabilities(req.header("x-pychess-bot-capabilities")) {
+            Ok(variants) => {
+                open_event_stream(st, shared, conn, now, variants);
+                return Response::Stream(Target::Event);
+            }
+            Err(message) => text(400, message),
+        },
+        ("GET", ["api", "bot", "game", "stream", id]) => match open_game_stream(st, shared, id, conn, now) {
+            Some(error) => error,
+            None => return Response::Stream(Target::Game((*id).to_owned())),
+        },
+        ("POST", ["api", "bot", "game", id, "move", uci]) => endpoints::make_move(st, shared, req, id, uci, now),
+        ("POST", ["api", "bot", "game", id, command]) => game_command(st, shared, req, id, command, now),
+        ("POST", ["api", "challenge", id, "accept"]) => endpoints::accept(st, shared, id, now),
+        ("POST", ["api", "challenge", id, "decline"]) => endpoints::decline(st, req, id),
+        _ => text(404, "404: Not Found"),
+    };
+    Response::Full(full)
+}
+
+fn token_test(shared: &Shared, req: &Request) -> Full {
+    let mut answer = serde_json::Map::new();
+    for token in req.body.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let info = if token == shared.config.token {
+            json!({ "scopes": "bot:play", "userId": shared.config.bot_id, "expires": TOKEN_TEST_EXPIRES_MS })
+        } else {
+            Value::Null
+        };
+        answer.insert(token.to_owned(), info);
+    }
+    Full::json(200, Value::Object(answer))
+}
+
+fn account(st: &State, shared: &Shared) -> Value {
+    let name = shared.config.bot_id.as_str();
+    json!({ "id": name, "username": name, "title": if st.bot_is_bot { "BOT" } else { "" } })
+}
+
+fn open_event_stream(st: &mut State, shared: &Shared, conn: u64, now: Instant, variants: Vec<String>) {
+    st.event_stream_connections += 1;
+    st.advertised.push(variants);
+    // Ongoing games whose stream is not open (`send_bot_game_start_unless_streaming`), then
+    // whatever waited in the user's queue.
+    let mut lines: Vec<String> = (0..st.games.len())
+        .filter(|&gi| st.games[gi].status == Status::Started && st.games[gi].slot.is_none())
+        .map(|gi| st.game_event_line("gameStart", gi, shared, now))
+        .collect();
+    lines.append(&mut st.pending_event_lines);
+    let mut slot = Slot::new(conn);
+    slot.queue.extend(lines.into_iter().map(|line| Out { line, prompt: None }));
+    st.event_slot = Some(slot);
+}
+
+/// Opens a game stream; an error response for an unknown game or a stream already open.
+fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Option<Full> {
+    let Some(gi) = st.game_index(id) else {
+        return Some(text(404, "404: Not Found"));
+    };
+    let g = &mut st.games[gi];
+    // An abruptly cut stream is gone at once; any other counts until a write to it fails.
+    if g.slot.as_ref().is_some_and(|s| s.end != Some(End::Abrupt)) {
+        return Some(text(409, "game stream already active"));
+    }
+    g.game_stream_connections += 1;
+    let mut slot = Slot::new(conn);
+    slot.queue.push_back(Out { line: game_full(g, shared, now).to_string(), prompt: g.prompt() });
+    if g.status != Status::Started {
+        // Still waiting in the game's queue.
+        slot.queue.push_back(Out { line: game_end(g).to_string(), prompt: None });
+    }
+    g.slot = Some(slot);
+    None
+}
+
+/// `abort`, `resign`, `chat`.
+fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, command: &str, now: Instant) -> Full {
+    let Some(gi) = st.game_index(id) else {
+        return text(404, "404: Not Found");
+    };
+    let g = &mut st.games[gi];
+    let started = g.status == Status::Started;
+    let opp = !g.bot_color;
+    match command {
+        // PyChess aborts at any ply.
+        "abort" => {
+            if started {
+                st.finish(gi, Status::Aborted, None, shared, now);
+            }
+            Full::ok()
+        }
+        "resign" => {
+            if started {
+                st.finish(gi, Status::Resign, Some(opp), shared, now);
+            }
+            Full::ok()
+        }
+        "chat" => {
+            let fields = req.fields();
+            let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default();
+            let (room, message) = (field("room"), field("text"));
+            // Relayed to a human opponent, never echoed on the bot's own stream.
+            g.chat.push((room.clone(), message.clone()));
+            g.chat_log.push((shared.config.bot_id.clone(), room, message));
+            Full::ok()
+        }
+        _ => text(404, "404: Not Found"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::capabilities;
+
+    #[test]
+    fn capability_header() {
+        assert_eq!(
+            capabilities(Some(r#"{"version":1,"variants":["standard","chess960","shatranj","nope"]}"#)),
+            Ok(vec!["chess".to_owned(), "chess960".to_owned(), "shatranj".to_owned()])
+        );
+        assert!(capabilities(None).is_err());
+        assert!(capabilities(Some("{")).is_err());
+        assert_eq!(
+            capabilities(Some(r#"{"version":1,"variants":["nope"]}"#)),
+            Err("BOT does not advertise any PyChess-supported variants.")
+        );
+    }
+}

@@ -202,7 +202,7 @@ fn install_interrupt(control: &Arc<MatchControl>) -> anyhow::Result<()> {
             eprintln!("stopping now: the games in progress are dropped");
             control.abort.store(true, Ordering::SeqCst);
         }
-        _ => std::process::exit(i32::from(crate::selfplay::EXIT_INTERRUPTED)),
+        _ => std::process::exit(i32::from(crate::EXIT_INTERRUPTED)),
     })
     .context("installing the Ctrl-C / SIGTERM handler")
 }
@@ -239,7 +239,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
             print!("{}", summary.report());
             if summary.unfinished() {
                 println!("To continue: the same command with --resume");
-                return ExitCode::from(crate::selfplay::EXIT_INTERRUPTED);
+                return ExitCode::from(crate::EXIT_INTERRUPTED);
             }
             ExitCode::SUCCESS
         }

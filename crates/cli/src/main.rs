@@ -49,6 +49,10 @@ enum Command {
     Bot(bot::BotArgs),
 }
 
+/// The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it),
+/// shared by `ferz selfplay` and `ferz match`.
+const EXIT_INTERRUPTED: u8 = 130;
+
 const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "data", "cache", "bot", "help"];
 
 fn main() -> ExitCode {

@@ -15,10 +15,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::settings;
 
-/// Exit status of a run stopped by Ctrl-C or SIGTERM (resumable with `--resume`).
-/// The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it).
-pub const EXIT_INTERRUPTED: u8 = 130;
-
 /// Arguments of `ferz selfplay`.
 #[derive(Args, Debug)]
 pub struct SelfplayArgs {
@@ -78,7 +74,7 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("stopping: finishing the checkpoint (press Ctrl-C again to quit at once)");
                 signals.stop.store(true, Ordering::SeqCst);
             } else {
-                std::process::exit(i32::from(EXIT_INTERRUPTED));
+                std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
             }
         })
         .context("installing the Ctrl-C / SIGTERM handler")?;
@@ -117,7 +113,7 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
                 config.run.games,
                 outcome.dir.display()
             );
-            Ok(ExitCode::from(EXIT_INTERRUPTED))
+            Ok(ExitCode::from(crate::EXIT_INTERRUPTED))
         }
     }
 }

@@ -409,18 +409,13 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
             if !started {
                 return Full::ok();
             }
-            if trueish(answer) {
-                if g.takeback_offer[opp.index()] {
-                    st.grant_takeback(gi, shared, now);
-                } else if g.ply() >= 1 && !g.takeback_offer[bot.index()] {
-                    g.takeback_offer[bot.index()] = true;
-                    g.push_state(shared, now);
-                }
-            } else if g.takeback_offer[opp.index()] {
-                g.takeback_offer[opp.index()] = false;
-                g.takeback_offered_at = None;
-                g.opp.due = None;
-                g.push_state(shared, now);
+            let grant = trueish(answer);
+            let delay = shared.config.takeback_answer_delay;
+            if delay.is_zero() {
+                st.apply_takeback_answer(gi, grant, shared, now);
+            } else {
+                let id = g.id.clone();
+                st.takeback_answer_due.push((after(now, delay), id, grant));
             }
             Full::ok()
         }

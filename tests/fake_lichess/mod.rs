@@ -153,6 +153,9 @@ pub struct FakeConfig {
     pub bot_rating: i64,
     /// How long after a challenge from the bot the challenged user answers it.
     pub challenge_answer_delay: Duration,
+    /// How long the bot's takeback answers take to reach the game (the endpoint answers at
+    /// once). Zero: applied before the endpoint answers.
+    pub takeback_answer_delay: Duration,
 }
 
 impl Default for FakeConfig {
@@ -169,6 +172,7 @@ impl Default for FakeConfig {
             abort_on_no_first_move: None,
             bot_rating: 2000,
             challenge_answer_delay: Duration::from_millis(50),
+            takeback_answer_delay: Duration::ZERO,
         }
     }
 }

@@ -322,6 +322,8 @@ pub(crate) struct State {
     pub(crate) latencies: Vec<Duration>,
     /// Outgoing challenges to answer: (when, challenge id).
     pub(crate) answer_due: Vec<(Instant, String)>,
+    /// The bot's takeback answers still in flight: (when they apply, game id, yes).
+    pub(crate) takeback_answer_due: Vec<(Instant, String, bool)>,
     /// Open sockets by connection id (shut down when the server stops).
     pub(crate) sockets: HashMap<u64, TcpStream>,
     pub(crate) conn_threads: Vec<JoinHandle<()>>,
@@ -365,6 +367,7 @@ impl State {
             answers: HashMap::new(),
             latencies: Vec::new(),
             answer_due: Vec::new(),
+            takeback_answer_due: Vec::new(),
             sockets: HashMap::new(),
             conn_threads: Vec::new(),
             advertised: Vec::new(),
@@ -427,6 +430,36 @@ impl State {
         for id in due {
             self.answer_outgoing(&id, shared, now);
         }
+        let (due, later) = std::mem::take(&mut self.takeback_answer_due).into_iter().partition(|(at, ..)| *at <= now);
+        self.takeback_answer_due = later;
+        for (_, id, grant) in due {
+            if let Some(gi) = self.game_index(&id)
+                && self.games[gi].status == Status::Started
+            {
+                self.apply_takeback_answer(gi, grant, shared, now);
+            }
+        }
+    }
+
+    /// The bot's `/takeback/yes|no`: grants or declines the opponent's proposal; a yes without
+    /// one proposes a takeback of the bot's own.
+    pub(crate) fn apply_takeback_answer(&mut self, gi: usize, grant: bool, shared: &Shared, now: Instant) {
+        let g = &mut self.games[gi];
+        let bot = g.bot_color;
+        let opp = !bot;
+        if grant {
+            if g.takeback_offer[opp.index()] {
+                self.grant_takeback(gi, shared, now);
+            } else if g.ply() >= 1 && !g.takeback_offer[bot.index()] {
+                g.takeback_offer[bot.index()] = true;
+                g.push_state(shared, now);
+            }
+        } else if g.takeback_offer[opp.index()] {
+            g.takeback_offer[opp.index()] = false;
+            g.takeback_offered_at = None;
+            g.opp.due = None;
+            g.push_state(shared, now);
+        }
     }
 
     /// When [`State::tick`] has something to do next (at most 50 ms from now).
@@ -447,6 +480,9 @@ impl State {
             }
         }
         for (at, _) in &self.answer_due {
+            next = next.min(*at);
+        }
+        for (at, ..) in &self.takeback_answer_due {
             next = next.min(*at);
         }
         next.max(now)

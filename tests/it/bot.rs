@@ -271,7 +271,9 @@ fn aborts_games_the_opponent_never_starts_and_claims_abandoned_ones() {
 
 #[test]
 fn grants_takebacks_up_to_the_limit() {
-    let server = server(FakeConfig::default());
+    // The answers reach the game late, so our next move lands while a proposal still shows: the
+    // bot must answer each proposal once, not once per state that shows it.
+    let server = server(FakeConfig { takeback_answer_delay: Duration::from_millis(150), ..FakeConfig::default() });
     let _bot = bot(&server, &[("takeback", "max_per_game = 1")]);
     let ch = server.send_challenge(
         ChallengeSpec::standard("max", 300, 3)

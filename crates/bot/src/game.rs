@@ -112,9 +112,13 @@ struct GameTask {
     moved_at_ply: Option<usize>,
     rejections: (usize, u32),
     takebacks_granted: u32,
-    /// Ply at which we answered the opponent's draw offer / takeback request.
+    /// Ply at which we answered the opponent's draw offer.
     draw_answered_at: Option<usize>,
-    takeback_answered_at: Option<usize>,
+    /// Whether we answered the takeback proposal the stream still shows. A proposal is
+    /// identified by its lifetime, not by a ply: our own move can land while it is pending, and
+    /// the state that carries that move still shows it (answering it again would decline the
+    /// proposal we just granted).
+    takeback_answered: bool,
     greeted: bool,
     /// Since when we wait for the opponent's move.
     waiting_since: Instant,
@@ -163,7 +167,7 @@ impl GameTask {
             rejections: (0, 0),
             takebacks_granted: 0,
             draw_answered_at: None,
-            takeback_answered_at: None,
+            takeback_answered: false,
             greeted: false,
             waiting_since: Instant::now(),
             abort_sent: false,
@@ -446,6 +450,7 @@ impl GameTask {
             self.stop_search_if_not_at(plies).await;
             if plies < self.clocks.len() {
                 // A takeback: forget what was taken back.
+                self.takeback_answered = false;
                 self.clocks.truncate(plies);
                 self.evals.truncate(plies);
                 let ours = (0..plies).filter(|&p| Some(rules.turn_after(p)) == self.us).count();
@@ -477,7 +482,7 @@ impl GameTask {
         let Some(them) = self.opponent_color() else { return Err("our colour is unknown".into()) };
         let our_turn = Some(rules.turn_after(plies)) == self.us;
         if self.platform == Platform::Lichess {
-            self.answer_takeback(&them, plies).await;
+            self.answer_takeback(&them).await;
             if !our_turn {
                 self.answer_draw_now(&them, plies).await;
             }
@@ -488,11 +493,15 @@ impl GameTask {
         Ok(())
     }
 
-    async fn answer_takeback(&mut self, them: &ferz_lichess::Color, plies: usize) {
-        if !self.state.proposes_takeback(them) || self.takeback_answered_at == Some(plies) {
+    async fn answer_takeback(&mut self, them: &ferz_lichess::Color) {
+        if !self.state.proposes_takeback(them) {
+            self.takeback_answered = false;
             return;
         }
-        self.takeback_answered_at = Some(plies);
+        if self.takeback_answered {
+            return;
+        }
+        self.takeback_answered = true;
         let grant = self.takebacks_granted < self.ctx.config.takeback.max_per_game;
         if grant {
             self.takebacks_granted += 1;

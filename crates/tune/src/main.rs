@@ -120,6 +120,10 @@ enum Command {
         /// Weight of the game result in the target; the rest is sigmoid(K x search score).
         #[arg(long, default_value_t = 1.0)]
         lambda: f64,
+        /// Which K turns search scores into expected results: `shared` (the evaluation's K; our
+        /// own scores) or `fitted` (fitted to the scores and results; another engine's scores).
+        #[arg(long, value_enum, default_value_t = tune::ScoreK::Shared)]
+        score_k: tune::ScoreK,
         /// Read at most this many lines per file (0: all).
         #[arg(long, default_value_t = 0)]
         limit: usize,
@@ -183,6 +187,7 @@ fn main() -> Result<()> {
             max_score,
             max_eval_diff,
             lambda,
+            score_k,
             limit,
             out_rs,
         } => {
@@ -209,6 +214,7 @@ fn main() -> Result<()> {
                 max_score,
                 max_eval_diff,
                 lambda,
+                score_k,
                 limit,
                 out_rs,
                 command: command.join(" "),

@@ -53,12 +53,25 @@ pub struct TuneConfig {
     /// Weight of the game result in the training target; the rest is `sigmoid(K × score)` of
     /// the search score (1: pure Texel tuning against results).
     pub lambda: f64,
+    /// Which `K` turns the search score into an expected result.
+    pub score_k: ScoreK,
     /// Use at most this many positions per file (0: all).
     pub limit: usize,
     /// Where to write the tuned weights as Rust source.
     pub out_rs: Option<PathBuf>,
     /// The command line, for the generated file's header.
     pub command: String,
+}
+
+/// How the search score of a position becomes an expected result in the target.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScoreK {
+    /// The evaluation's own `K`: right when our engine wrote the scores (same scale).
+    Shared,
+    /// A `K` fitted to the scores and the results: right when another engine wrote them, whose
+    /// centipawns mean a different winning chance. The evaluation keeps its own scale and
+    /// learns the teacher's judgement, not its units.
+    Fitted,
 }
 
 /// One training position.
@@ -430,10 +443,18 @@ pub fn run(config: &TuneConfig) -> Result<()> {
     let valid_positions: Vec<Position> = valid.iter().map(|s| s.pos).collect();
 
     let k = fit_k(&evals(&train, &weights), &train_results);
+    let score_k = match config.score_k {
+        ScoreK::Shared => k,
+        ScoreK::Fitted => {
+            let scores: Vec<f64> = train.iter().map(|s| f64::from(s.score)).collect();
+            fit_k(&scores, &train_results)
+        }
+    };
     // A few thousand games give few independent results for a thousand weights; mixing in the
     // search score, which differs from position to position, is what keeps the fit from
     // learning the noise of single games.
-    let target = |s: &Sample| config.lambda * s.result + (1.0 - config.lambda) * sigmoid(k * f64::from(s.score));
+    let target =
+        |s: &Sample| config.lambda * s.result + (1.0 - config.lambda) * sigmoid(score_k * f64::from(s.score));
     let train_targets: Vec<f64> = train.iter().map(target).collect();
     let valid_targets: Vec<f64> = valid.iter().map(target).collect();
     let losses = |weights: &Weights| {
@@ -447,8 +468,8 @@ pub fn run(config: &TuneConfig) -> Result<()> {
     };
     let before = losses(&weights);
     eprintln!(
-        "{} weights; K = {k:.6} per centipawn; loss against results before: train {:.6}, validation {:.6}; \
-         against the targets (lambda {}): train {:.6}, validation {:.6}",
+        "{} weights; K = {k:.6} per centipawn (search scores: {score_k:.6}); loss against results before: \
+         train {:.6}, validation {:.6}; against the targets (lambda {}): train {:.6}, validation {:.6}",
         names.len(),
         before[0],
         before[1],
@@ -459,7 +480,7 @@ pub fn run(config: &TuneConfig) -> Result<()> {
 
     // The best round by validation loss against the training target.
     let mut best = (before, weights.get());
-    let summary = Summary { k, before, train: train.len(), valid: valid.len() };
+    let summary = Summary { k, score_k, before, train: train.len(), valid: valid.len() };
     for round in 1..=config.rounds {
         let t = Instant::now();
         let model = Linear::measure(&positions, &weights, config.threads);
@@ -505,6 +526,8 @@ pub fn run(config: &TuneConfig) -> Result<()> {
 /// What the generated file's header reports besides the final losses.
 struct Summary {
     k: f64,
+    /// The `K` applied to search scores in the target.
+    score_k: f64,
     /// Losses of the starting weights: against results (training, validation), then against
     /// the targets.
     before: [f64; 4],
@@ -528,17 +551,25 @@ fn write_source(config: &TuneConfig, best: &([f64; 4], Vec<i32>), summary: &Summ
     } else {
         format!("Tuned weights of the {what} evaluation: generated source, do not edit by hand.")
     };
-    let Summary { k, before, train, valid } = summary;
+    let Summary { k, score_k, before, train, valid } = summary;
     let header = vec![
         title,
         String::new(),
         format!("Generated on {} by `{}`", today(), config.command),
         format!("from {} ({train} training and {valid} validation positions after filtering).", files.join(", ")),
-        format!(
-            "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid(K x search score).",
-            config.lambda,
-            1.0 - config.lambda
-        ),
+        if config.score_k == ScoreK::Shared {
+            format!(
+                "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid(K x search score).",
+                config.lambda,
+                1.0 - config.lambda
+            )
+        } else {
+            format!(
+                "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid({score_k:.6} x search score).",
+                config.lambda,
+                1.0 - config.lambda
+            )
+        },
         format!(
             "Mean squared error against game results: training {:.6} -> {:.6}, validation {:.6} -> {:.6}.",
             before[0], best.0[0], before[1], best.0[1]

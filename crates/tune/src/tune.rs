@@ -184,6 +184,15 @@ pub fn fit_k(evals: &[f64], results: &[f64]) -> f64 {
     (lo + hi) / 2.0
 }
 
+/// The `K` that turns search `scores` into expected results: the evaluation's `k`, or one
+/// fitted to the scores and `results` like the evaluation's was.
+fn score_k(kind: ScoreK, k: f64, scores: &[f64], results: &[f64]) -> f64 {
+    match kind {
+        ScoreK::Shared => k,
+        ScoreK::Fitted => fit_k(scores, results),
+    }
+}
+
 /// The perturbation used to measure weight `value`'s coefficient: large enough that the
 /// integer rounding of the taper (a sixty-fourth here, a twenty-fourth there) stays a small
 /// error, small enough that nonlinear terms stay local.
@@ -443,18 +452,12 @@ pub fn run(config: &TuneConfig) -> Result<()> {
     let valid_positions: Vec<Position> = valid.iter().map(|s| s.pos).collect();
 
     let k = fit_k(&evals(&train, &weights), &train_results);
-    let score_k = match config.score_k {
-        ScoreK::Shared => k,
-        ScoreK::Fitted => {
-            let scores: Vec<f64> = train.iter().map(|s| f64::from(s.score)).collect();
-            fit_k(&scores, &train_results)
-        }
-    };
+    let scores: Vec<f64> = train.iter().map(|s| f64::from(s.score)).collect();
+    let score_k = score_k(config.score_k, k, &scores, &train_results);
     // A few thousand games give few independent results for a thousand weights; mixing in the
     // search score, which differs from position to position, is what keeps the fit from
     // learning the noise of single games.
-    let target =
-        |s: &Sample| config.lambda * s.result + (1.0 - config.lambda) * sigmoid(score_k * f64::from(s.score));
+    let target = |s: &Sample| config.lambda * s.result + (1.0 - config.lambda) * sigmoid(score_k * f64::from(s.score));
     let train_targets: Vec<f64> = train.iter().map(target).collect();
     let valid_targets: Vec<f64> = valid.iter().map(target).collect();
     let losses = |weights: &Weights| {
@@ -592,6 +595,19 @@ mod tests {
         let results: Vec<f64> = evals.iter().map(|&e| sigmoid(0.004 * e)).collect();
         let k = fit_k(&evals, &results);
         assert!((k - 0.004).abs() < 1e-5, "{k}");
+    }
+
+    #[test]
+    fn a_teacher_with_larger_centipawns_gets_its_own_k() {
+        // The evaluation predicts the results with K = 0.004; a teacher writes 1.5 times its
+        // numbers for the same positions, so its scores need K = 0.004 / 1.5.
+        let evals: Vec<f64> = (-400..400).map(f64::from).collect();
+        let results: Vec<f64> = evals.iter().map(|&e| sigmoid(0.004 * e)).collect();
+        let teacher: Vec<f64> = evals.iter().map(|&e| 1.5 * e).collect();
+        let k = fit_k(&evals, &results);
+        assert_eq!(score_k(ScoreK::Shared, k, &teacher, &results), k);
+        let fitted = score_k(ScoreK::Fitted, k, &teacher, &results);
+        assert!((fitted - 0.004 / 1.5).abs() < 1e-5, "{fitted}");
     }
 
     #[test]

@@ -560,19 +560,12 @@ fn write_source(config: &TuneConfig, best: &([f64; 4], Vec<i32>), summary: &Summ
         String::new(),
         format!("Generated on {} by `{}`", today(), config.command),
         format!("from {} ({train} training and {valid} validation positions after filtering).", files.join(", ")),
-        if config.score_k == ScoreK::Shared {
-            format!(
-                "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid(K x search score).",
-                config.lambda,
-                1.0 - config.lambda
-            )
-        } else {
-            format!(
-                "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid({score_k:.6} x search score).",
-                config.lambda,
-                1.0 - config.lambda
-            )
-        },
+        // With `--score-k shared` the two Ks are the same number.
+        format!(
+            "K = {k:.6} per centipawn; target = {} x result + {} x sigmoid({score_k:.6} x search score).",
+            config.lambda,
+            1.0 - config.lambda
+        ),
         format!(
             "Mean squared error against game results: training {:.6} -> {:.6}, validation {:.6} -> {:.6}.",
             before[0], best.0[0], before[1], best.0[1]

@@ -20,6 +20,7 @@
 //! for the games that went through the position.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use ferz_chess::{Move, Position, Variant};
 
@@ -39,6 +40,31 @@ pub enum CacheError {
         /// What sled reported.
         source: sled::Error,
     },
+    /// Another process holds the database's lock (sled allows one process per database).
+    #[error(
+        "opening cache {path}: another process has it open (waited {waited_ms} ms for its lock); \
+         stop that process or give this run its own cache path"
+    )]
+    Locked {
+        /// The database directory.
+        path: String,
+        /// How long the open waited for the lock.
+        waited_ms: u128,
+    },
+}
+
+/// How long [`OpeningCache::open`] waits for a lock that another handle still holds.
+///
+/// sled 0.34 releases its file lock from a background flusher thread after the last `Db` handle
+/// is dropped, not in the drop itself, so a reopen right after a close can find the lock still
+/// held for a moment (sled issues #1234 and #1289). Waiting bridges that; a lock still held
+/// after this long belongs to a live process.
+const LOCK_WAIT: Duration = Duration::from_secs(3);
+
+/// Whether sled failed to open a database because its file lock is held elsewhere.
+fn is_lock_contention(error: &sled::Error) -> bool {
+    // sled wraps the `flock` failure (EWOULDBLOCK) in an `Other` error with this message.
+    matches!(error, sled::Error::Io(io) if io.to_string().contains("could not acquire lock"))
 }
 
 /// One candidate move of a cached position.
@@ -349,11 +375,20 @@ impl OpeningCache {
     /// Opens (or creates) the cache at `path`.
     pub fn open(path: &Path) -> Result<OpeningCache, CacheError> {
         let shown = path.display().to_string();
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(64 << 20)
-            .open()
-            .map_err(|source| CacheError::Sled { path: shown.clone(), source })?;
+        let config = sled::Config::new().path(path).cache_capacity(64 << 20);
+        let started = Instant::now();
+        let db = loop {
+            match config.open() {
+                Ok(db) => break db,
+                Err(e) if is_lock_contention(&e) => {
+                    if started.elapsed() >= LOCK_WAIT {
+                        return Err(CacheError::Locked { path: shown, waited_ms: started.elapsed().as_millis() });
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(source) => return Err(CacheError::Sled { path: shown, source }),
+            }
+        };
         db.set_merge_operator(merge_operator);
         Ok(OpeningCache { db, path: shown })
     }
@@ -516,5 +551,19 @@ mod tests {
             ]
         );
         assert_eq!((a.games, a.white_wins, a.draws, a.black_wins), (6, 1, 3, 2));
+    }
+
+    #[test]
+    fn a_cache_held_by_a_live_handle_is_refused_after_a_bounded_wait() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache");
+        let held = OpeningCache::open(&path).unwrap();
+        // A second handle (as from another process) finds the lock taken and gives up clearly.
+        let err = OpeningCache::open(&path).unwrap_err();
+        assert!(matches!(err, CacheError::Locked { waited_ms, .. } if waited_ms >= LOCK_WAIT.as_millis()), "{err}");
+        assert!(err.to_string().contains("another process has it open"), "{err}");
+        drop(held);
+        // Once the holder is gone, the open succeeds, however late sled lets go of the lock.
+        OpeningCache::open(&path).unwrap();
     }
 }

@@ -486,7 +486,7 @@ impl Worker {
             depth -= 1;
         }
 
-        let moves = pos.legal_moves();
+        let mut moves = pos.legal_moves();
         if moves.is_empty() {
             // Checkmate, or stalemate: a draw in chess, a loss for the stalemated side in Shatranj.
             return if in_check || pos.variant() == Variant::Shatranj { mated_in(ply) } else { 0 };
@@ -496,7 +496,7 @@ impl Worker {
             self.frames[ply.saturating_sub(2)].moved.filter(|_| ply >= 2),
         ];
         let mut picker =
-            MovePicker::new(&moves, OrderingHints { tt_move, killers: self.frames[ply].killers, previous });
+            MovePicker::new(&mut moves, OrderingHints { tt_move, killers: self.frames[ply].killers, previous });
 
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
@@ -710,7 +710,7 @@ impl Worker {
 
         let in_check = pos.is_check();
         let stand_pat;
-        let moves = if in_check {
+        let mut moves = if in_check {
             stand_pat = -INFINITY;
             let evasions = pos.legal_moves();
             if evasions.is_empty() {
@@ -730,9 +730,9 @@ impl Worker {
         let mut best_move = None;
         let tt_move = tt_entry.and_then(|e| e.mv);
         let mut picker = if in_check {
-            MovePicker::new(&moves, OrderingHints { tt_move, ..OrderingHints::default() })
+            MovePicker::new(&mut moves, OrderingHints { tt_move, ..OrderingHints::default() })
         } else {
-            MovePicker::new_tactical(&moves, tt_move)
+            MovePicker::new_tactical(&mut moves, tt_move)
         };
         let variant = pos.variant();
         while let Some((mv, _)) = picker.next(pos, &self.histories) {

@@ -2,19 +2,45 @@
 
 use crate::{Bitboard, ByColor, Color, Piece, Role, Square};
 
-/// Where the pieces stand: one bitboard per role and per colour.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
+/// Where the pieces stand: one bitboard per role and per colour, and a square-indexed copy.
+///
+/// The square-indexed copy (the "mailbox") answers "what stands on this square" with one load;
+/// the search asks that for every move it orders, makes or exchanges, and finding the role
+/// among six bitboards instead cost it about 5% of its instructions.
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Board {
     by_role: [Bitboard; 6],
     by_color: [Bitboard; 2],
     occupied: Bitboard,
+    /// Per square: [`EMPTY_SQUARE`] or [`square_code`] of the piece on it.
+    mailbox: [u8; 64],
+}
+
+/// The mailbox code of an empty square.
+const EMPTY_SQUARE: u8 = 0;
+
+/// The mailbox code of a piece: the colour in bit 3, the role index plus one below it.
+#[inline(always)]
+const fn square_code(color: Color, role: Role) -> u8 {
+    ((color as u8) << 3) | (role as u8 + 1)
+}
+
+impl Default for Board {
+    fn default() -> Board {
+        Board::empty()
+    }
 }
 
 impl Board {
     /// A board without pieces.
     #[must_use]
     pub const fn empty() -> Board {
-        Board { by_role: [Bitboard::EMPTY; 6], by_color: [Bitboard::EMPTY; 2], occupied: Bitboard::EMPTY }
+        Board {
+            by_role: [Bitboard::EMPTY; 6],
+            by_color: [Bitboard::EMPTY; 2],
+            occupied: Bitboard::EMPTY,
+            mailbox: [EMPTY_SQUARE; 64],
+        }
     }
 
     /// All occupied squares.
@@ -56,12 +82,10 @@ impl Board {
     #[must_use]
     #[inline(always)]
     pub const fn color_at(&self, sq: Square) -> Option<Color> {
-        if self.by_color[0].contains(sq) {
-            Some(Color::White)
-        } else if self.by_color[1].contains(sq) {
-            Some(Color::Black)
-        } else {
-            None
+        match self.mailbox[sq.index()] {
+            EMPTY_SQUARE => None,
+            code if code >> 3 == 0 => Some(Color::White),
+            _ => Some(Color::Black),
         }
     }
 
@@ -69,14 +93,15 @@ impl Board {
     #[must_use]
     #[inline(always)]
     pub fn role_at(&self, sq: Square) -> Option<Role> {
-        if !self.occupied.contains(sq) {
-            return None;
+        match self.mailbox[sq.index()] & 7 {
+            0 => None,
+            role => Some(Role::ALL[usize::from(role) - 1]),
         }
-        Role::ALL.into_iter().find(|&role| self.by_role[role.index()].contains(sq))
     }
 
     /// The piece on `sq`, if any.
     #[must_use]
+    #[inline(always)]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         Some(Piece { color: self.color_at(sq)?, role: self.role_at(sq)? })
     }
@@ -101,6 +126,8 @@ impl Board {
         self.by_role[role.index()] ^= bit;
         self.by_color[color.index()] ^= bit;
         self.occupied ^= bit;
+        // Toggling puts a piece on an empty square or takes it off its own square.
+        self.mailbox[sq.index()] = if self.occupied.contains(sq) { square_code(color, role) } else { EMPTY_SQUARE };
     }
 
     /// Moves a piece known to stand on `from` to the empty square `to`.
@@ -110,6 +137,8 @@ impl Board {
         self.by_role[role.index()] ^= bits;
         self.by_color[color.index()] ^= bits;
         self.occupied ^= bits;
+        self.mailbox[from.index()] = EMPTY_SQUARE;
+        self.mailbox[to.index()] = square_code(color, role);
     }
 
     /// The number of pieces of each colour.

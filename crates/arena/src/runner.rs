@@ -247,7 +247,8 @@ impl MatchSummary {
 
 /// What a worker tells the collector.
 enum Event {
-    Game { number: u64, a_white: bool, record: GameRecord },
+    /// Boxed: a record holds positions, and the other events should not carry their size.
+    Game { number: u64, a_white: bool, record: Box<GameRecord> },
     Note(String),
     Fatal(MatchError),
 }
@@ -516,7 +517,7 @@ fn run_worker(
                 let _ = sender.send(Event::Note(format!("Game {number}: {}", record.reason)));
             }
             let unfinished = record.result == GameResult::Unfinished;
-            if sender.send(Event::Game { number, a_white, record }).is_err() || unfinished {
+            if sender.send(Event::Game { number, a_white, record: Box::new(record) }).is_err() || unfinished {
                 break 'pairs;
             }
         }

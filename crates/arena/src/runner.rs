@@ -248,7 +248,11 @@ impl MatchSummary {
 /// What a worker tells the collector.
 enum Event {
     /// Boxed: a record holds positions, and the other events should not carry their size.
-    Game { number: u64, a_white: bool, record: Box<GameRecord> },
+    Game {
+        number: u64,
+        a_white: bool,
+        record: Box<GameRecord>,
+    },
     Note(String),
     Fatal(MatchError),
 }

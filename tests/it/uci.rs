@@ -166,6 +166,23 @@ fn options_change_the_output() {
 }
 
 #[test]
+fn a_helper_thread_does_not_cut_a_multipv_search_short() {
+    // A helper searches one line; it used to end a `go depth 6` as soon as it got there, long
+    // before the main thread had searched its twenty lines to depth 6.
+    let mut engine = UciProcess::start(&[]);
+    engine.send("setoption name MultiPV value 20");
+    engine.send("setoption name Threads value 2");
+    for _ in 0..3 {
+        engine.send("ucinewgame");
+        engine.send("position startpos");
+        engine.send("go depth 6");
+        let lines = engine.read_until(30, |l| l.starts_with("bestmove"));
+        let last_depth = lines.iter().filter(|l| l.starts_with("info depth 6 ")).count();
+        assert_eq!(last_depth, 20, "{lines:?}");
+    }
+}
+
+#[test]
 fn variants_and_castling_notation() {
     let mut engine = UciProcess::start(&[]);
     engine.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");

@@ -264,8 +264,10 @@ impl Engine {
                         }
                         helper.complete_iteration(depth);
                         // A helper that reaches the depth limit first ends the search: its
-                        // result is as deep as asked (see `deepest` below).
-                        if depth == max_depth && limits.depth.is_some() {
+                        // result is as deep as asked (see `deepest` below). Not under MultiPV:
+                        // a helper searches one line, and the user asked for several at that
+                        // depth, which only the main thread provides.
+                        if depth == max_depth && limits.depth.is_some() && multi_pv == 1 {
                             shared.stop.store(true, Ordering::Relaxed);
                         }
                         depth += 1;

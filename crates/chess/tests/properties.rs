@@ -2,8 +2,9 @@
 //! Shatranj arrays. At every ply: the incremental zobrist key equals the one computed from
 //! scratch, FEN round-trips in both castling notations, every legal move round-trips through UCI
 //! and SAN, playing a move on a copy leaves the original untouched, no legal move leaves the own
-//! king attacked, the square-indexed board agrees with the bitboards, and the counting move generator agrees with the listing one. Along the game,
-//! [`Game::repetitions`] agrees with a naive count over the FENs of the history.
+//! king attacked, the square-indexed board agrees with the bitboards, and the counting move
+//! generator agrees with the listing one. Along the game, [`Game::repetitions`] agrees with a
+//! naive count over the FENs of the history.
 
 use ferz_chess::{CastlingNotation, Color, Game, Move, Piece, Position, Role, ShatranjArray, Square, Variant};
 use proptest::prelude::*;
@@ -55,8 +56,8 @@ fn identity(pos: &Position) -> String {
 fn check_position(pos: &Position) -> Result<(), TestCaseError> {
     let fen = pos.fen();
     prop_assert_eq!(pos.key(), pos.compute_key(), "incremental key in {}", fen);
+    let b = pos.board();
     for sq in Square::all() {
-        let b = pos.board();
         let from_bitboards = Color::ALL.into_iter().find(|&c| b.by_color(c).contains(sq)).and_then(|color| {
             Role::ALL.into_iter().find(|&r| b.by_role(r).contains(sq)).map(|role| Piece { color, role })
         });

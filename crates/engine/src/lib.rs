@@ -36,7 +36,7 @@ pub use limits::SearchLimits;
 pub use score::Score;
 pub use search::MAX_PLY;
 use search::{SharedSearch, Worker};
-pub use time::TimeBudget;
+pub use time::{SearchProgress, TimeBudget};
 pub use tt::Bound;
 use tt::TranspositionTable;
 
@@ -278,6 +278,7 @@ impl Engine {
 
             let mut best_changes = 0.0f64;
             let mut last_best = None;
+            let mut last_score: Option<i32> = None;
             for depth in 1..=max_depth {
                 for pv_index in 0..multi_pv {
                     main.aspiration(&root, depth, pv_index, &shared);
@@ -305,17 +306,14 @@ impl Engine {
                 {
                     break;
                 }
-                if shared.clock_running() {
-                    if let Some(soft) = budget.soft {
-                        // Spend more when the best move keeps changing, less when it is stable.
-                        let scale = 0.6 + best_changes.min(2.0) * 0.6;
-                        if elapsed.as_secs_f64() >= soft.as_secs_f64() * scale {
-                            break;
-                        }
-                    }
-                    if budget.hard.is_some_and(|hard| elapsed >= hard) {
-                        break;
-                    }
+                let progress = SearchProgress {
+                    best_move_changes: best_changes,
+                    best_move_share: best.nodes as f64 / main.nodes.max(1) as f64,
+                    score_drop: last_score.map_or(0, |last| (last - best.score).max(0)),
+                };
+                last_score = Some(best.score);
+                if shared.clock_running() && budget.iteration_time_is_up(elapsed, &progress) {
+                    break;
                 }
                 if is_mate_found(best.score, depth) && !untimed {
                     break;

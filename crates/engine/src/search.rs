@@ -78,6 +78,8 @@ pub struct RootMove {
     pub pv: Vec<Move>,
     /// The deepest ply reached below it.
     pub seldepth: usize,
+    /// Nodes this thread spent below it in the whole search so far (all iterations).
+    pub nodes: u64,
     /// How the score bounds the true value (exact unless an aspiration window failed).
     pub bound: Bound,
 }
@@ -160,6 +162,7 @@ impl Worker {
                 previous_score: -INFINITY,
                 pv: vec![mv],
                 seldepth: 0,
+                nodes: 0,
                 bound: Bound::Exact,
             })
             .collect();
@@ -230,6 +233,7 @@ impl Worker {
             let mut child = *root;
             child.play_unchecked(mv);
             self.seldepth = 0;
+            let nodes_before = self.nodes;
             self.enter(root, mv, &child, 0);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check);
@@ -243,6 +247,8 @@ impl Worker {
                 score
             };
             self.keys.pop();
+            // Counted before the stop check: an interrupted search of a move was still spent on it.
+            self.root_moves[index].nodes += self.nodes - nodes_before;
             if self.stopped {
                 return best;
             }

@@ -63,11 +63,66 @@ impl TimeBudget {
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
+
+    /// Whether a search that has run for `elapsed` should not start another iteration, given
+    /// how settled it looks.
+    #[must_use]
+    pub fn iteration_time_is_up(&self, elapsed: Duration, progress: &SearchProgress) -> bool {
+        self.soft.is_some_and(|soft| elapsed.as_secs_f64() >= soft.as_secs_f64() * progress.soft_scale())
+            || self.hard.is_some_and(|hard| elapsed >= hard)
+    }
+}
+
+/// How settled a search looks after an iteration: what decides whether the next iteration is
+/// worth its time.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchProgress {
+    /// Best-move changes between iterations, decaying (halved after every iteration).
+    pub best_move_changes: f64,
+    /// The share (0 to 1) of the main thread's nodes that went below the current best move.
+    pub best_move_share: f64,
+    /// How far (centipawns) the best score fell since the previous iteration; 0 if it held.
+    pub score_drop: i32,
+}
+
+impl SearchProgress {
+    /// The factor on the soft limit: about half when the search has settled, above 4 when
+    /// nothing has (the hard limit, at most four soft limits, then ends the search).
+    #[must_use]
+    pub fn soft_scale(&self) -> f64 {
+        // A best move that keeps changing needs more time, a stable one less.
+        let changes = 0.7 + self.best_move_changes.clamp(0.0, 2.0) * 0.5;
+        // When nearly all the effort goes below one move, the others were refuted cheaply and
+        // more depth is unlikely to change the choice; an even spread means close alternatives.
+        let share = (1.5 - self.best_move_share.clamp(0.0, 1.0)) * 1.4;
+        // A falling score means the search found trouble: look further before moving.
+        let drop = 1.0 + f64::from(self.score_drop.clamp(0, 120)) / 240.0;
+        changes * share * drop
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unsettled_search_gets_more_time_than_a_settled_one() {
+        let settled = SearchProgress { best_move_changes: 0.0, best_move_share: 0.95, score_drop: 0 };
+        assert!(settled.soft_scale() < 0.6, "{}", settled.soft_scale());
+        let changing = SearchProgress { best_move_changes: 1.5, ..settled };
+        let spread = SearchProgress { best_move_share: 0.4, ..settled };
+        let falling = SearchProgress { score_drop: 80, ..settled };
+        for unsettled in [changing, spread, falling] {
+            assert!(unsettled.soft_scale() > settled.soft_scale() * 1.3, "{unsettled:?}");
+        }
+        let worst = SearchProgress { best_move_changes: 9.0, best_move_share: 0.0, score_drop: 30_000 };
+        assert!((4.0..6.0).contains(&worst.soft_scale()), "{}", worst.soft_scale());
+        // The hard limit holds whatever the scale.
+        let ms = Duration::from_millis;
+        let b = TimeBudget { start: Instant::now(), soft: Some(ms(100)), hard: Some(ms(200)) };
+        assert!(!b.iteration_time_is_up(ms(50), &settled) && b.iteration_time_is_up(ms(60), &settled));
+        assert!(!b.iteration_time_is_up(ms(199), &worst) && b.iteration_time_is_up(ms(200), &worst));
+    }
 
     fn budget(limits: SearchLimits) -> TimeBudget {
         TimeBudget::new(&limits, Color::White, Duration::from_millis(10), Instant::now())

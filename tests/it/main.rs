@@ -5,5 +5,6 @@ mod fake_lichess;
 mod match_cli;
 mod perft_cli;
 mod pychess;
+mod readme_examples;
 mod selfplay_cli;
 mod uci;

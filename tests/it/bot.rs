@@ -607,7 +607,7 @@ fn plays_from_the_self_play_opening_cache() {
     let cache_dir = ferz_tests::TempDir::new("bot-book");
     let path = cache_dir.path().join("cache");
     {
-        let cache = ferz_selfplay::cache::OpeningCache::open(&path).unwrap();
+        let cache = ferz_book::cache::OpeningCache::open(&path).unwrap();
         let start = Position::new(Variant::Chess);
         cache.record_search(&start, 12, &[(start.parse_uci("a2a3").unwrap(), 0)]).unwrap();
         cache.flush().unwrap();

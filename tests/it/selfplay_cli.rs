@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use ferz_book::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_chess::{Position, Variant};
-use ferz_selfplay::formats::{MARLIN_SIZE, read_marlin};
 use ferz_tests::{TempDir, ferz_binary, run_ferz};
 
 const SETTINGS: &str = r#"
@@ -125,7 +125,7 @@ fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
         assert_eq!(marlin.len() % MARLIN_SIZE, 0);
         assert_eq!(marlin.len() / MARLIN_SIZE, text.lines().count());
         for record in marlin.chunks_exact(MARLIN_SIZE) {
-            assert_eq!(read_marlin(record.try_into().unwrap()).unwrap().variant, variant);
+            assert_eq!(marlin::decode(record.try_into().unwrap()).unwrap().variant, variant);
         }
     }
 

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ferz_chess::{Color, DrawReason, Game, Move, Outcome, Position, Role, WinReason};
+use ferz_chess::{Color, DrawReason, Game, GameResult, Move, Outcome, Position, Role, WinReason};
 
 use crate::engine::{EngineScore, Go, MoveRequest, Player, PlayerError};
 use crate::openings::Opening;
@@ -91,30 +91,6 @@ impl Termination {
     }
 }
 
-/// The result of a game.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    /// This side won.
-    Win(Color),
-    /// Drawn.
-    Draw,
-    /// The match stopped before the game ended.
-    Unfinished,
-}
-
-impl GameResult {
-    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
-    #[must_use]
-    pub const fn pgn(self) -> &'static str {
-        match self {
-            GameResult::Win(Color::White) => "1-0",
-            GameResult::Win(Color::Black) => "0-1",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::Unfinished => "*",
-        }
-    }
-}
-
 /// What an engine reported for the move it played.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Thought {
@@ -146,8 +122,8 @@ pub struct GameRecord {
     pub start: Position,
     /// Opening and engine moves.
     pub moves: Vec<PlayedMove>,
-    /// The result.
-    pub result: GameResult,
+    /// The result; `None` while the game is unfinished (the match stopped before it ended).
+    pub result: Option<GameResult>,
     /// How it ended.
     pub termination: Termination,
     /// A sentence saying why, for the PGN and the log (`White mates`, `Black loses on time`).
@@ -181,7 +157,7 @@ pub fn play_game(
         black: black.name().to_owned(),
         start: opening.start,
         moves: Vec::new(),
-        result: GameResult::Unfinished,
+        result: None,
         termination: Termination::Unterminated,
         reason: "match stopped".to_owned(),
     };
@@ -199,13 +175,13 @@ pub fn play_game(
     };
     let mut adjudicator = Adjudicator::default();
     let end = |record: &mut GameRecord, result, termination, reason: String| {
-        record.result = result;
+        record.result = Some(result);
         record.termination = termination;
         record.reason = reason;
     };
     loop {
         if let Some(outcome) = game.outcome() {
-            end(&mut record, result_of(outcome), Termination::Normal, describe(outcome, game.position()));
+            end(&mut record, outcome.game_result(), Termination::Normal, describe(outcome, game.position()));
             return record;
         }
         if let Some(limit) = settings.max_plies
@@ -288,13 +264,6 @@ pub fn play_game(
             end(&mut record, result, Termination::Adjudication, reason);
             return record;
         }
-    }
-}
-
-fn result_of(outcome: Outcome) -> GameResult {
-    match outcome.winner() {
-        Some(winner) => GameResult::Win(winner),
-        None => GameResult::Draw,
     }
 }
 
@@ -475,7 +444,7 @@ mod tests {
         let mut white = Scripted::new("w", quick());
         let mut black = Scripted::new("b", Action::Say("e7e4"));
         let record = play(&mut white, &mut black, &standard(), &GameSettings::default());
-        assert_eq!(record.result, GameResult::Win(Color::White));
+        assert_eq!(record.result.expect("a finished game"), GameResult::Win(Color::White));
         assert_eq!(record.termination, Termination::IllegalMove);
         assert!(record.reason.contains("\"e7e4\""), "{}", record.reason);
         assert!(record.reason.contains(" b KQkq - "), "{}", record.reason);
@@ -485,7 +454,10 @@ mod tests {
             let mut white = Scripted::new("w", Action::Say(text));
             let mut black = Scripted::new("b", quick());
             let record = play(&mut white, &mut black, &standard(), &GameSettings::default());
-            assert_eq!((record.result, record.termination), (GameResult::Win(Color::Black), Termination::IllegalMove));
+            assert_eq!(
+                (record.result.expect("a finished game"), record.termination),
+                (GameResult::Win(Color::Black), Termination::IllegalMove)
+            );
         }
     }
 
@@ -495,7 +467,10 @@ mod tests {
         white.then = Action::Crash;
         let mut black = Scripted::new("b", quick());
         let record = play(&mut white, &mut black, &standard(), &GameSettings::default());
-        assert_eq!((record.result, record.termination), (GameResult::Win(Color::Black), Termination::Disconnect));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Win(Color::Black), Termination::Disconnect)
+        );
         assert!(record.reason.starts_with("White disconnects: the engine exited"), "{}", record.reason);
         assert_eq!(record.engine_plies(), 4);
     }
@@ -506,7 +481,10 @@ mod tests {
         let mut black = Scripted::new("b", Action::Hang);
         let settings = GameSettings { stall_timeout: Duration::from_secs(7), ..GameSettings::default() };
         let record = play(&mut white, &mut black, &standard(), &settings);
-        assert_eq!((record.result, record.termination), (GameResult::Win(Color::White), Termination::Stall));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Win(Color::White), Termination::Stall)
+        );
         assert!(record.reason.contains("7 s"), "{}", record.reason);
     }
 
@@ -522,7 +500,10 @@ mod tests {
         let mut white = Scripted::new("w", slow);
         let mut black = Scripted::new("b", quick());
         let record = play(&mut white, &mut black, &standard(), &settings);
-        assert_eq!((record.result, record.termination), (GameResult::Win(Color::Black), Termination::TimeForfeit));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Win(Color::Black), Termination::TimeForfeit)
+        );
         assert_eq!(record.engine_plies(), 6);
         assert_eq!(
             white.seen[..2],
@@ -549,7 +530,10 @@ mod tests {
         // A timeout reported by the player is a time forfeit under a clock.
         let mut white = Scripted::new("w", Action::Hang);
         let record = play(&mut white, &mut Scripted::new("b", quick()), &standard(), &settings);
-        assert_eq!((record.result, record.termination), (GameResult::Win(Color::Black), Termination::TimeForfeit));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Win(Color::Black), Termination::TimeForfeit)
+        );
     }
 
     #[test]
@@ -562,11 +546,14 @@ mod tests {
         let lone = opening("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", Variant::Chess);
         let mut white = Scripted::new("w", Action::First(None, Duration::from_millis(500)));
         let record = play(&mut white, &mut Scripted::new("b", quick()), &lone, &settings);
-        assert_eq!((record.result, record.termination), (GameResult::Draw, Termination::TimeForfeit));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Draw, Termination::TimeForfeit)
+        );
         let strong = opening("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1", Variant::Chess);
         let mut black = Scripted::new("b", Action::First(None, Duration::from_millis(500)));
         let record = play(&mut Scripted::new("w", quick()), &mut black, &strong, &settings);
-        assert_eq!(record.result, GameResult::Win(Color::White));
+        assert_eq!(record.result.expect("a finished game"), GameResult::Win(Color::White));
     }
 
     #[test]
@@ -575,7 +562,10 @@ mod tests {
         let mut white = Scripted::new("w", quick()).with(vec![Action::Say("f2f3"), Action::Say("g2g4")]);
         let mut black = Scripted::new("b", quick()).with(vec![Action::Say("e7e5"), Action::Say("d8h4")]);
         let record = play(&mut white, &mut black, &standard(), &GameSettings::default());
-        assert_eq!((record.result, record.termination), (GameResult::Win(Color::Black), Termination::Normal));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Win(Color::Black), Termination::Normal)
+        );
         assert_eq!(record.reason, "Black mates");
         // Shatranj: a stalemated side loses. Ferz c5-b6 takes a7 from the king on a8; the black
         // pawn (so that black is not bared) is blocked.
@@ -583,19 +573,25 @@ mod tests {
         let mut white = Scripted::new("w", quick()).with(vec![Action::Say("c5b6")]);
         let record = play(&mut white, &mut Scripted::new("b", quick()), &shatranj, &GameSettings::default());
         assert_eq!(
-            (record.result, record.reason.as_str()),
+            (record.result.expect("a finished game"), record.reason.as_str()),
             (GameResult::Win(Color::White), "Black is stalemated and loses")
         );
         // Chess: the same kind of stalemate is a draw.
         let chess = opening("k7/8/1QK5/8/8/8/8/8 b - - 0 1", Variant::Chess);
         let record =
             play(&mut Scripted::new("w", quick()), &mut Scripted::new("b", quick()), &chess, &GameSettings::default());
-        assert_eq!((record.result, record.reason.as_str()), (GameResult::Draw, "Draw by stalemate"));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.reason.as_str()),
+            (GameResult::Draw, "Draw by stalemate")
+        );
         // Insufficient material ends at once.
         let bare = opening("4k3/8/8/8/8/8/8/4KN2 w - - 0 1", Variant::Chess);
         let record =
             play(&mut Scripted::new("w", quick()), &mut Scripted::new("b", quick()), &bare, &GameSettings::default());
-        assert_eq!((record.result, record.reason.as_str()), (GameResult::Draw, "Draw by insufficient material"));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.reason.as_str()),
+            (GameResult::Draw, "Draw by insufficient material")
+        );
         assert_eq!(record.engine_plies(), 0);
     }
 
@@ -612,11 +608,17 @@ mod tests {
         let mut white = Scripted::new("w", quick()).with(shuffle("g1f3", "f3g1"));
         let mut black = Scripted::new("b", quick()).with(shuffle("g8f6", "f6g8"));
         let record = play(&mut white, &mut black, &standard(), &GameSettings::default());
-        assert_eq!((record.result, record.reason.as_str()), (GameResult::Draw, "Draw by 3-fold repetition"));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.reason.as_str()),
+            (GameResult::Draw, "Draw by 3-fold repetition")
+        );
         assert_eq!(record.moves.len(), 8);
         let settings = GameSettings { max_plies: Some(5), ..GameSettings::default() };
         let record = play(&mut Scripted::new("w", quick()), &mut Scripted::new("b", quick()), &standard(), &settings);
-        assert_eq!((record.result, record.termination), (GameResult::Draw, Termination::Adjudication));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Draw, Termination::Adjudication)
+        );
         assert_eq!(record.moves.len(), 5);
     }
 
@@ -629,7 +631,10 @@ mod tests {
         let losing = Action::First(Some(EngineScore::Cp(-600)), Duration::ZERO);
         let mut black = Scripted::new("b", losing.clone()).with(vec![losing.clone(), quick()]);
         let record = play(&mut Scripted::new("w", quick()), &mut black, &standard(), &resign);
-        assert_eq!((record.result, record.termination), (GameResult::Win(Color::White), Termination::Adjudication));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Win(Color::White), Termination::Adjudication)
+        );
         // Streak broken at move 2: -600, 0, -600, -600, -600 ends at black's fifth move.
         assert_eq!(record.engine_plies(), 10);
         // Two-sided: white sees only +100, so black never resigns; the ply limit ends the game.
@@ -645,7 +650,7 @@ mod tests {
         let mut white = Scripted::new("w", Action::First(Some(EngineScore::Mate(4)), Duration::ZERO));
         let mut black = Scripted::new("b", Action::First(Some(EngineScore::Mate(-4)), Duration::ZERO));
         let record = play(&mut white, &mut black, &standard(), &two_sided);
-        assert_eq!(record.result, GameResult::Win(Color::White));
+        assert_eq!(record.result.expect("a finished game"), GameResult::Win(Color::White));
         assert_eq!(record.moves.len(), 6);
 
         let draw = GameSettings {
@@ -653,7 +658,10 @@ mod tests {
             ..GameSettings::default()
         };
         let record = play(&mut Scripted::new("w", quick()), &mut Scripted::new("b", quick()), &standard(), &draw);
-        assert_eq!((record.result, record.termination), (GameResult::Draw, Termination::Adjudication));
+        assert_eq!(
+            (record.result.expect("a finished game"), record.termination),
+            (GameResult::Draw, Termination::Adjudication)
+        );
         // Plies from move 3 on: 3. w, 3... b, 4. w, 4... b.
         assert_eq!(record.moves.len(), 8);
     }
@@ -667,7 +675,7 @@ mod tests {
         let mut white = Scripted::new("w", quick());
         let mut black = Scripted::new("b", quick());
         let record = play_game([&mut white, &mut black], &opening, &GameSettings::default(), &stop);
-        assert_eq!(record.result, GameResult::Unfinished);
+        assert_eq!(record.result, None);
         assert_eq!(record.moves, vec![PlayedMove { mv: e4, thought: None }]);
         assert!(black.seen.is_empty());
     }

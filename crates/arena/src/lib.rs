@@ -43,7 +43,7 @@ pub mod spec;
 pub mod stats;
 
 pub use engine::{EngineScore, Player, Timeouts, UciEngine};
-pub use game::{GameRecord, GameResult, GameSettings, Termination, play_game};
+pub use game::{GameRecord, GameSettings, Termination, play_game};
 pub use openings::{BookOrder, Opening, OpeningSettings, load_book, schedule};
 pub use resume::{PlayedGame, ResumeError, load_played};
 pub use runner::{MatchConfig, MatchControl, MatchError, MatchSummary, run_match};

@@ -3,10 +3,7 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use ferz_chess::{Game, Move, Position, ShatranjArray, Variant};
-
-use crate::pgn;
-use ferz_chess::SplitMix64;
+use ferz_chess::{Game, Move, Position, ShatranjArray, SplitMix64, Variant, parse_pgn, parse_positions};
 
 /// Where a game starts: a position and the moves the engines do not choose.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,26 +98,13 @@ pub fn load_book(path: &Path, variant: Variant, max_plies: Option<usize>) -> Res
 /// # Errors
 /// `(location, reason)` of the first bad line.
 pub fn parse_epd(text: &str, variant: Variant) -> Result<Vec<Opening>, (String, String)> {
-    let mut book = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        // Fields five and six are FEN move counters only when they are numbers; otherwise they
-        // are EPD operations (`bm e4;`).
-        let counters = fields.len() >= 6 && fields[4..6].iter().all(|f| f.parse::<u32>().is_ok());
-        let fen = fields[..if counters { 6 } else { fields.len().min(4) }].join(" ");
-        let start = Position::from_fen(&fen, variant).map_err(|e| (format!("line {}", index + 1), e.to_string()))?;
-        book.push(Opening { start, moves: Vec::new() });
-    }
-    Ok(book)
+    let positions = parse_positions(text, variant).map_err(|e| (format!("line {}", e.line), e.reason))?;
+    Ok(positions.into_iter().map(|start| Opening { start, moves: Vec::new() }).collect())
 }
 
 fn parse_pgn_book(text: &str, variant: Variant, max_plies: Option<usize>) -> Result<Vec<Opening>, (String, String)> {
     let mut book = Vec::new();
-    for (index, game) in pgn::parse_pgn(text).iter().enumerate() {
+    for (index, game) in parse_pgn(text).iter().enumerate() {
         let (start, mut moves) = game.replay(variant).map_err(|reason| (format!("game {}", index + 1), reason))?;
         if let Some(max) = max_plies {
             moves.truncate(max);

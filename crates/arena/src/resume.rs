@@ -9,11 +9,12 @@
 
 use std::path::Path;
 
-use ferz_chess::{Color, Variant};
+use ferz_chess::Variant;
 
-use crate::game::{GameResult, Termination};
+use crate::game::Termination;
 use crate::openings::Opening;
-use crate::pgn::parse_pgn;
+use ferz_chess::GameResult;
+use ferz_chess::parse_pgn;
 
 /// A game a previous run finished, as read back from the PGN.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,10 +151,10 @@ fn read_game(chunk: &str, variant: Variant, openings: &[Opening]) -> Result<Play
         return Err(Problem::Incomplete(format!("expected one game, found {}", games.len())));
     };
     let result = match game.result.as_deref() {
-        Some("1-0") => GameResult::Win(Color::White),
-        Some("0-1") => GameResult::Win(Color::Black),
-        Some("1/2-1/2") => GameResult::Draw,
-        Some(other) => return Err(Problem::Foreign(format!("result {other:?} is not a finished game"))),
+        Some(token) => match GameResult::from_pgn(token) {
+            Some(Some(result)) => result,
+            _ => return Err(Problem::Foreign(format!("result {token:?} is not a finished game"))),
+        },
         None => return Err(Problem::Incomplete("no result: the game was cut off".to_owned())),
     };
     if !chunk.trim_end().ends_with(game.result.as_deref().unwrap_or_default()) {
@@ -198,6 +199,7 @@ fn rewrite(path: &Path, text: &str) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::openings::{OpeningSettings, schedule};
+    use ferz_chess::Color;
 
     fn openings(pairs: usize) -> Vec<Opening> {
         let settings =

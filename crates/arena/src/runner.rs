@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 use ferz_chess::{Color, Variant};
 
 use crate::engine::{EngineError, Player, Timeouts, UciEngine};
-use crate::game::{GameRecord, GameResult, GameSettings, Termination, play_game};
+use crate::game::{GameRecord, GameSettings, Termination, play_game};
 use crate::openings::Opening;
 use crate::pgn::{PgnContext, today, write_game};
 use crate::resume::PlayedGame;
 use crate::spec::EngineConfig;
 use crate::stats::{GameScore, Pentanomial, Sprt, SprtStatus, Wdl};
+use ferz_chess::GameResult;
 
 /// Everything a match needs.
 #[derive(Clone, Debug)]
@@ -258,13 +259,12 @@ enum Event {
 }
 
 /// A's score in a game.
-fn a_score(result: GameResult, a_white: bool) -> Option<GameScore> {
+fn a_score(result: Option<GameResult>, a_white: bool) -> Option<GameScore> {
     let a = Color::from_white(a_white);
-    match result {
+    match result? {
         GameResult::Win(winner) if winner == a => Some(GameScore::Win),
         GameResult::Win(_) => Some(GameScore::Loss),
         GameResult::Draw => Some(GameScore::Draw),
-        GameResult::Unfinished => None,
     }
 }
 
@@ -296,7 +296,7 @@ pub fn run_match(
     let mut first_of_pair: HashMap<usize, GameScore> = HashMap::new();
     let mut done = vec![[false; 2]; pairs];
     for game in played {
-        let score = a_score(game.result, game.a_white()).expect("finished games only");
+        let score = a_score(Some(game.result), game.a_white()).expect("finished games only");
         summary.record(game.termination, game.a_white(), score, game.pair(), &mut first_of_pair);
         done[game.pair()][usize::from(!game.a_white())] = true;
     }
@@ -379,7 +379,7 @@ pub fn run_match(
                         "Finished game {number} ({} vs {}): {} {{{}}}",
                         record.white,
                         record.black,
-                        record.result.pgn(),
+                        GameResult::pgn_of(record.result),
                         record.reason
                     );
                     if pair_done {
@@ -520,7 +520,7 @@ fn run_worker(
             if matches!(record.termination, Termination::Disconnect | Termination::Stall) {
                 let _ = sender.send(Event::Note(format!("Game {number}: {}", record.reason)));
             }
-            let unfinished = record.result == GameResult::Unfinished;
+            let unfinished = record.result.is_none();
             if sender.send(Event::Game { number, a_white, record: Box::new(record) }).is_err() || unfinished {
                 break 'pairs;
             }

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use ferz_book::cache::OpeningCache;
 use ferz_chess::{Move, Position};
-use ferz_selfplay::cache::OpeningCache;
 
 /// A book move and the cache's score for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,16 +5,6 @@ use ferz_engine::Score;
 
 use crate::config::{DrawConfig, ResignConfig};
 
-/// A score in centipawns from our side's view; mates count as far beyond any threshold.
-#[must_use]
-pub fn centipawns(score: Score) -> i32 {
-    match score {
-        Score::Cp(cp) => cp,
-        Score::Mate(n) if n > 0 => 100_000 - n,
-        Score::Mate(n) => -100_000 - n,
-    }
-}
-
 /// The scores of our moves in one game, and the decisions they lead to.
 #[derive(Clone, Debug)]
 pub struct Decisions {
@@ -33,7 +23,7 @@ impl Decisions {
 
     /// Records the score of the move we are about to play.
     pub fn record(&mut self, score: Score) {
-        self.scores.push(centipawns(score));
+        self.scores.push(score.centipawns());
     }
 
     /// Forgets the scores of moves a takeback removed (`our_moves` of ours remain).
@@ -127,6 +117,6 @@ mod tests {
         assert!(d.should_accept_draw(Some(-25)));
         assert!(!d.should_accept_draw(Some(26)));
         assert!(!d.should_accept_draw(None));
-        assert_eq!(centipawns(Score::Mate(2)), 99_998);
+        assert_eq!(Score::Mate(2).centipawns(), 31_997);
     }
 }

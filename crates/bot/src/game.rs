@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 use crate::book::Book;
 use crate::clock::{Clocks, engine_options, search_limits};
 use crate::config::BotConfig;
-use crate::decisions::{Decisions, centipawns};
+use crate::decisions::Decisions;
 use crate::record::{GameLog, LoggedMove, result_text};
 use crate::setup::{Rules, server_move};
 
@@ -593,7 +593,7 @@ impl GameTask {
         let lichess = self.platform == Platform::Lichess;
         let them = self.opponent_color();
         let opponent_offers = them.as_ref().is_some_and(|t| self.state.offers_draw(t));
-        let current = eval.map(|(s, _)| centipawns(s));
+        let current = eval.map(|(s, _)| s.centipawns());
         let accept = opponent_offers && self.decisions.should_accept_draw(current);
         if opponent_offers && self.draw_answered_at != Some(plies) {
             self.draw_answered_at = Some(plies);

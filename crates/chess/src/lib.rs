@@ -2,7 +2,7 @@
 //!
 //! Everything here is pure computation with no I/O: squares and bitboards, attack tables built
 //! at compile time, validated positions, legal move generation, FEN, UCI and SAN notation,
-//! outcomes and perft.
+//! outcomes, perft, and reading and writing PGN and position lists (EPD/FEN).
 //!
 //! ```
 //! use ferz_chess::{perft, Position, Variant};
@@ -20,6 +20,7 @@ pub mod attacks;
 mod bitboard;
 mod board;
 mod color;
+mod epd;
 mod game;
 mod movegen;
 mod mv;
@@ -39,14 +40,15 @@ pub mod zobrist;
 pub use bitboard::Bitboard;
 pub use board::Board;
 pub use color::{ByColor, Color};
+pub use epd::{EpdError, parse_positions};
 pub use game::Game;
 pub use movegen::chess960_back_rank;
 pub use mv::{MAX_MOVES, Move, MoveKind, MoveList};
-pub use outcome::{DrawReason, Outcome, WinReason};
+pub use outcome::{DrawReason, GameResult, Outcome, WinReason};
 pub use perft::{
     CaseReport, PerftCase, SuiteError, SuiteFormat, check_case, divide, parse_suite, perft, perft_make_all,
 };
-pub use pgn::{PgnMove, civil_date, pgn_date_today, setup_tags, wrap_movetext, write_pgn};
+pub use pgn::{PgnGame, PgnMove, civil_date, parse_pgn, pgn_date_today, setup_tags, wrap_movetext, write_pgn};
 pub use position::{
     CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
 };

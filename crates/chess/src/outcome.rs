@@ -55,13 +55,88 @@ impl Outcome {
         }
     }
 
+    /// The result this ending gives.
+    #[must_use]
+    pub const fn game_result(self) -> GameResult {
+        GameResult::from_winner(self.winner())
+    }
+
     /// The PGN result: `1-0`, `0-1` or `1/2-1/2`.
     #[must_use]
     pub const fn result(self) -> &'static str {
-        match self.winner() {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
+        self.game_result().pgn()
+    }
+}
+
+/// The result of a finished game, however it ended (on the board, by adjudication, on time, by
+/// resignation). An unfinished game has no result: `Option<GameResult>`, written `*` in PGN
+/// (see [`GameResult::pgn_of`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// This side won.
+    Win(Color),
+    /// Drawn.
+    Draw,
+}
+
+impl GameResult {
+    /// `Win(winner)`, or `Draw` when nobody won.
+    #[must_use]
+    pub const fn from_winner(winner: Option<Color>) -> GameResult {
+        match winner {
+            Some(color) => GameResult::Win(color),
+            None => GameResult::Draw,
+        }
+    }
+
+    /// The winner, if any.
+    #[must_use]
+    pub const fn winner(self) -> Option<Color> {
+        match self {
+            GameResult::Win(color) => Some(color),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// The PGN result token: `1-0`, `0-1` or `1/2-1/2`.
+    #[must_use]
+    pub const fn pgn(self) -> &'static str {
+        match self {
+            GameResult::Win(Color::White) => "1-0",
+            GameResult::Win(Color::Black) => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    /// The PGN result token of a game that may be unfinished (`*`).
+    #[must_use]
+    pub const fn pgn_of(result: Option<GameResult>) -> &'static str {
+        match result {
+            Some(result) => result.pgn(),
+            None => "*",
+        }
+    }
+
+    /// Reads a PGN result token: `Some(Some(result))` for a finished game, `Some(None)` for `*`,
+    /// `None` for anything else.
+    #[must_use]
+    pub fn from_pgn(token: &str) -> Option<Option<GameResult>> {
+        match token {
+            "1-0" => Some(Some(GameResult::Win(Color::White))),
+            "0-1" => Some(Some(GameResult::Win(Color::Black))),
+            "1/2-1/2" => Some(Some(GameResult::Draw)),
+            "*" => Some(None),
+            _ => None,
+        }
+    }
+
+    /// White's score: 1, 0.5 or 0.
+    #[must_use]
+    pub const fn white_score(self) -> f32 {
+        match self {
+            GameResult::Win(Color::White) => 1.0,
+            GameResult::Draw => 0.5,
+            GameResult::Win(Color::Black) => 0.0,
         }
     }
 }

@@ -1,5 +1,5 @@
-//! PGN writing shared by every producer of PGN files (matches, self-play, the bot): tags,
-//! setup tags, SAN movetext with comments, line wrapping and dates.
+//! PGN for every producer and reader of PGN files (matches, self-play, the bot): writing (tags,
+//! setup tags, SAN movetext with comments, line wrapping, dates) and reading ([`parse_pgn`]).
 
 use std::fmt::Write as _;
 
@@ -130,6 +130,140 @@ pub fn pgn_date_today() -> String {
     let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
     let (y, m, d) = civil_date(days as i64);
     format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// A game read from PGN: tags, SAN moves (comments, variations and NAGs dropped) and result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PgnGame {
+    /// Tag pairs in file order.
+    pub headers: Vec<(String, String)>,
+    /// The moves of the main line, as written.
+    pub moves: Vec<String>,
+    /// The game termination marker, if present.
+    pub result: Option<String>,
+}
+
+impl PgnGame {
+    /// The value of tag `key`.
+    #[must_use]
+    pub fn header(&self, key: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// The start position (from the `Variant` and `FEN` tags, else `variant`'s start) and the
+    /// moves as legal moves.
+    ///
+    /// # Errors
+    /// A sentence naming the bad FEN or the first illegal move.
+    pub fn replay(&self, variant: Variant) -> Result<(Position, Vec<Move>), String> {
+        let variant = match self.header("Variant").map(str::to_ascii_lowercase).as_deref() {
+            Some("chess960" | "chess 960" | "fischerandom" | "fischer random") => Variant::Chess960,
+            Some("shatranj") => Variant::Shatranj,
+            Some("standard" | "from position" | "chess") => Variant::Chess,
+            _ => variant,
+        };
+        let start = match self.header("FEN") {
+            Some(fen) => Position::from_fen(fen, variant).map_err(|e| format!("FEN {fen:?}: {e}"))?,
+            None => Position::new(variant),
+        };
+        let mut position = start;
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for (index, san) in self.moves.iter().enumerate() {
+            let m = position.parse_san(san).map_err(|e| format!("ply {}: {e}", index + 1))?;
+            position.play_unchecked(m);
+            moves.push(m);
+        }
+        Ok((start, moves))
+    }
+}
+
+/// Reads every game of a PGN text. Lenient: unknown tokens are kept as moves for
+/// [`PgnGame::replay`] to reject with a position.
+#[must_use]
+pub fn parse_pgn(text: &str) -> Vec<PgnGame> {
+    let mut games = Vec::new();
+    let mut game = PgnGame::default();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    let at_line_start = |i: usize| i == 0 || chars[i - 1] == '\n';
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '[' => {
+                // A tag after moves starts the next game (its result marker was missing).
+                if !game.moves.is_empty() || game.result.is_some() {
+                    games.push(std::mem::take(&mut game));
+                }
+                let end = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len());
+                let tag: String = chars[i + 1..end].iter().collect();
+                if let Some(parsed) = parse_tag(&tag) {
+                    game.headers.push(parsed);
+                }
+                i = end;
+            }
+            '{' => i = (i..chars.len()).find(|&j| chars[j] == '}').map_or(chars.len(), |j| j + 1),
+            ';' => i = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len()),
+            '%' if at_line_start(i) => i = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len()),
+            '(' => {
+                let mut depth = 0;
+                while i < chars.len() {
+                    match chars[i] {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        '{' => i = (i..chars.len()).find(|&j| chars[j] == '}').unwrap_or(chars.len() - 1),
+                        _ => {}
+                    }
+                    i += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+            }
+            c if c.is_whitespace() || c == ')' || c == ']' || c == '}' => i += 1,
+            _ => {
+                let end = (i..chars.len())
+                    .find(|&j| chars[j].is_whitespace() || "{}()[];".contains(chars[j]))
+                    .unwrap_or(chars.len());
+                let token: String = chars[i..end].iter().collect();
+                i = end;
+                if matches!(token.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
+                    game.result = Some(token);
+                    games.push(std::mem::take(&mut game));
+                    continue;
+                }
+                if token.starts_with('$') {
+                    continue;
+                }
+                // `12.`, `12...` and `12.e4`: drop the move number.
+                let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+                let token = token.trim_end_matches(['!', '?']);
+                if !token.is_empty() {
+                    game.moves.push(token.to_owned());
+                }
+            }
+        }
+    }
+    if !game.moves.is_empty() || !game.headers.is_empty() {
+        games.push(game);
+    }
+    games
+}
+
+/// `Key "Value"` with `\"` and `\\` escapes; the closing `]` is optional.
+fn parse_tag(text: &str) -> Option<(String, String)> {
+    let text = text.trim_end().trim_end_matches(']');
+    let (key, rest) = text.split_once(char::is_whitespace)?;
+    let rest = rest.trim().strip_prefix('"')?;
+    let mut value = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => value.extend(chars.next()),
+            '"' => break,
+            c => value.push(c),
+        }
+    }
+    Some((key.to_owned(), value))
 }
 
 #[cfg(test)]

@@ -910,3 +910,16 @@ fn x_fen_with_an_inner_rook() {
     assert_eq!(mixed.fen(), "r3k2r/8/8/8/8/8/8/R3K2R w Kq - 0 1");
     assert_eq!(mixed, chess960("r3k2r/8/8/8/8/8/8/R3K2R w Ka - 0 1"));
 }
+
+#[test]
+fn game_results_read_back_from_their_pgn_tokens() {
+    use ferz_chess::{Color, GameResult};
+    for result in [GameResult::Win(Color::White), GameResult::Win(Color::Black), GameResult::Draw] {
+        assert_eq!(GameResult::from_pgn(result.pgn()), Some(Some(result)));
+        assert_eq!(GameResult::from_winner(result.winner()), result);
+    }
+    assert_eq!(GameResult::from_pgn("*"), Some(None));
+    assert_eq!(GameResult::pgn_of(None), "*");
+    assert_eq!(GameResult::from_pgn("1-1"), None);
+    assert_eq!(GameResult::Win(Color::Black).white_score(), 0.0);
+}

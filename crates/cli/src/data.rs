@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Subcommand;
-use ferz_selfplay::cache::OpeningCache;
+use ferz_book::cache::OpeningCache;
 use ferz_selfplay::dataset;
 use ferz_selfplay::shard::variant_name;
 
@@ -122,7 +122,7 @@ pub fn run_cache(command: &CacheCommand) -> anyhow::Result<()> {
             if !cache.exists() {
                 anyhow::bail!("opening cache {} does not exist", cache.display());
             }
-            let entries = ferz_selfplay::polyglot::export(&OpeningCache::open(cache)?, out, *margin_cp)?;
+            let entries = ferz_book::polyglot::export(&OpeningCache::open(cache)?, out, *margin_cp)?;
             println!("wrote {entries} entries to {}", out.display());
         }
     }

@@ -40,6 +40,19 @@ pub enum Score {
 }
 
 impl Score {
+    /// The score as one number of centipawns from the side to move's view, for thresholds and
+    /// records: a mate becomes the search's own mate score, beyond every evaluation (at least
+    /// 31,000 in absolute value, within an `i16`), a nearer mate further out. The inverse of
+    /// [`Score::from_internal`].
+    #[must_use]
+    pub const fn centipawns(self) -> i32 {
+        match self {
+            Score::Cp(cp) => cp,
+            Score::Mate(moves) if moves > 0 => mate_in(2 * moves as usize - 1),
+            Score::Mate(moves) => mated_in(2 * moves.unsigned_abs() as usize),
+        }
+    }
+
     /// Converts an internal search score.
     #[must_use]
     pub const fn from_internal(value: i32) -> Score {
@@ -108,6 +121,19 @@ pub fn wdl(score: Score) -> (u32, u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn centipawns_invert_the_internal_scores_and_order_mates_beyond_evaluations() {
+        use super::*;
+        // The side to move mates on odd plies and is mated on even ones.
+        for value in [mate_in(1), mate_in(7), mated_in(0), mated_in(8), 0, 250, -30_999, 30_999] {
+            assert_eq!(Score::from_internal(value).centipawns(), value);
+        }
+        assert!(Score::Mate(3).centipawns() > Score::Mate(4).centipawns());
+        assert!(Score::Mate(40).centipawns() > Score::Cp(MATE_BOUND - 1).centipawns());
+        assert!(Score::Mate(-1).centipawns() < Score::Mate(-2).centipawns());
+        assert!(i16::try_from(Score::Mate(1).centipawns()).is_ok());
+    }
+
     use super::*;
 
     #[test]

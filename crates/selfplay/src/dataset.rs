@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::formats::MARLIN_SIZE;
 use crate::manifest::{
     DATASET_FORMAT, DatasetManifest, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file,
     verify_files, write_json_atomic,
 };
 use crate::shard::{FileKind, MANIFEST_FILE};
+use ferz_book::marlin::RECORD_SIZE;
 use ferz_chess::SplitMix64;
 
 /// A dataset or shard that cannot be used, with the path and the reason.
@@ -138,11 +138,11 @@ pub fn merge(out: &Path, inputs: &[PathBuf], shuffle_seed: Option<u64>) -> Resul
                 lines.len() as u64
             }
             (FileKind::Marlin(_), Some(seed)) => {
-                let mut records: Vec<[u8; MARLIN_SIZE]> = Vec::new();
+                let mut records: Vec<[u8; RECORD_SIZE]> = Vec::new();
                 for source in sources {
                     let bytes = std::fs::read(source).map_err(|e| error(source, e.to_string()))?;
                     records.extend(
-                        bytes.chunks_exact(MARLIN_SIZE).map(|c| <[u8; MARLIN_SIZE]>::try_from(c).expect("32 bytes")),
+                        bytes.chunks_exact(RECORD_SIZE).map(|c| <[u8; RECORD_SIZE]>::try_from(c).expect("32 bytes")),
                     );
                 }
                 shuffle(&mut records, seed);
@@ -184,7 +184,7 @@ fn concatenate(target: &Path, sources: &[PathBuf], kind: FileKind) -> Result<u64
     let file = out.into_inner().map_err(|e| error(target, e.to_string()))?;
     file.sync_all().map_err(|e| error(target, e.to_string()))?;
     if let FileKind::Marlin(_) = kind {
-        records = file.metadata().map_err(|e| error(target, e.to_string()))?.len() / MARLIN_SIZE as u64;
+        records = file.metadata().map_err(|e| error(target, e.to_string()))?.len() / RECORD_SIZE as u64;
     }
     Ok(records)
 }

@@ -3,12 +3,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use ferz_chess::{Color, Game, Move, Outcome, Position, Variant};
+use ferz_chess::{Color, Game, GameResult, Move, Outcome, Position, Variant};
 use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, Signals};
 
-use crate::cache::{CachedResult, OpeningCache};
 use crate::config::{MoveLimit, SelfplayConfig};
 use crate::opening::{Opening, random_plies};
+use ferz_book::cache::OpeningCache;
 use ferz_chess::SplitMix64;
 
 /// Where a move of a game came from.
@@ -35,55 +35,6 @@ pub struct Ply {
     pub score: Option<Score>,
     /// The depth of that search.
     pub depth: u32,
-}
-
-/// The result of a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    /// White won.
-    WhiteWin,
-    /// Drawn.
-    Draw,
-    /// Black won.
-    BlackWin,
-}
-
-impl GameResult {
-    /// The PGN result token.
-    #[must_use]
-    pub const fn pgn(self) -> &'static str {
-        match self {
-            GameResult::WhiteWin => "1-0",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::BlackWin => "0-1",
-        }
-    }
-
-    /// White's score: 1, 0.5 or 0, as written in text records.
-    #[must_use]
-    pub const fn white_score_text(self) -> &'static str {
-        match self {
-            GameResult::WhiteWin => "1.0",
-            GameResult::Draw => "0.5",
-            GameResult::BlackWin => "0.0",
-        }
-    }
-
-    fn of_winner(winner: Option<Color>) -> GameResult {
-        match winner {
-            Some(Color::White) => GameResult::WhiteWin,
-            Some(Color::Black) => GameResult::BlackWin,
-            None => GameResult::Draw,
-        }
-    }
-
-    const fn cached(self) -> CachedResult {
-        match self {
-            GameResult::WhiteWin => CachedResult::WhiteWin,
-            GameResult::Draw => CachedResult::Draw,
-            GameResult::BlackWin => CachedResult::BlackWin,
-        }
-    }
 }
 
 /// Why a game ended.
@@ -142,14 +93,10 @@ pub struct PlayStats {
     pub nodes: AtomicU64,
 }
 
-/// White's point of view of a score, in centipawns; mates count as ±30000 minus the distance.
+/// White's point of view of a score, in centipawns; mates as [`Score::centipawns`] counts them.
 #[must_use]
 pub fn white_cp(score: Score, turn: Color) -> i32 {
-    let cp = match score {
-        Score::Cp(cp) => cp,
-        Score::Mate(n) if n > 0 => 30_000 - n,
-        Score::Mate(n) => -30_000 - n,
-    };
+    let cp = score.centipawns();
     if turn == Color::White { cp } else { -cp }
 }
 
@@ -193,7 +140,7 @@ impl<'a> Player<'a> {
         index: u64,
         rng: &mut SplitMix64,
         draw_opening: &mut dyn FnMut(&mut SplitMix64) -> Opening,
-    ) -> Result<Option<GameRecord>, crate::cache::CacheError> {
+    ) -> Result<Option<GameRecord>, ferz_book::cache::CacheError> {
         if !self.config.search.keep_hash {
             self.engine.clear();
         }
@@ -226,7 +173,7 @@ impl<'a> Player<'a> {
             let mut first_search = true;
             let (result, termination) = loop {
                 if let Some(outcome) = game.outcome() {
-                    break (GameResult::of_winner(outcome.winner()), Termination::Rules(outcome));
+                    break (outcome.game_result(), Termination::Rules(outcome));
                 }
                 if plies.len() as u32 >= adjudication.max_plies {
                     break (GameResult::Draw, Termination::PlyCap);
@@ -250,10 +197,10 @@ impl<'a> Player<'a> {
                 let quiet = plies.len() as u32 >= adjudication.draw_min_ply && cp.abs() <= adjudication.draw_cp;
                 draw_streak = if quiet { draw_streak + 1 } else { 0 };
                 if white_streak >= adjudication.win_plies {
-                    break (GameResult::WhiteWin, Termination::AdjudicatedWin);
+                    break (GameResult::Win(Color::White), Termination::AdjudicatedWin);
                 }
                 if black_streak >= adjudication.win_plies {
-                    break (GameResult::BlackWin, Termination::AdjudicatedWin);
+                    break (GameResult::Win(Color::Black), Termination::AdjudicatedWin);
                 }
                 if draw_streak >= adjudication.draw_plies {
                     break (GameResult::Draw, Termination::AdjudicatedDraw);
@@ -261,7 +208,7 @@ impl<'a> Player<'a> {
             };
             if let Some(cache) = self.cache {
                 for &(variant, key) in &cached_path {
-                    cache.record_result(variant, key, result.cached())?;
+                    cache.record_result(variant, key, result)?;
                 }
             }
             let record =
@@ -278,7 +225,7 @@ impl<'a> Player<'a> {
         game: &Game,
         rng: &mut SplitMix64,
         cached_path: &mut Vec<(Variant, u64)>,
-    ) -> Result<Option<(Move, MoveSource)>, crate::cache::CacheError> {
+    ) -> Result<Option<(Move, MoveSource)>, ferz_book::cache::CacheError> {
         let pos = game.position();
         let (variant, key) = (pos.variant(), pos.key());
         let mut candidates: Vec<(Move, i32, u32)> = Vec::new();

@@ -2,20 +2,17 @@
 //!
 //! A run is one shard ([`shard::run_shard`]): worker threads, each with its own engine, play
 //! games whose openings come from a book, random plies and MultiPV candidates shared through
-//! the sled [`cache::OpeningCache`]; one writer appends the filtered positions in text and
+//! the sled opening cache of `ferz-book`; one writer appends the filtered positions in text and
 //! marlin form and every game as PGN, checkpointing so that a killed shard resumes without
 //! duplicating a game. Shards of one run derive disjoint seeds and book slices from their
 //! index, and [`dataset`] merges them back into one dataset after checking every checksum.
 
-pub mod cache;
 pub mod config;
 pub mod dataset;
 pub mod formats;
 pub mod game;
 pub mod manifest;
 pub mod opening;
-pub mod polyglot;
-mod polyglot_random;
 pub mod shard;
 
 pub use config::SelfplayConfig;

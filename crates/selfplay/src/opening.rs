@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use ferz_chess::{Move, Position, ShatranjArray, Variant};
+use ferz_chess::{Move, Position, ShatranjArray, SplitMix64, Variant, parse_positions};
 
 use crate::config::VariantMix;
-use ferz_chess::SplitMix64;
 
 /// A book that could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -60,22 +59,7 @@ impl Book {
 
     /// Parses book text; the error is the 1-based line and what is wrong.
     pub fn parse(text: &str) -> Result<Book, (usize, String)> {
-        let mut positions = Vec::new();
-        for (index, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            if fields.len() < 4 {
-                return Err((index + 1, format!("expected at least 4 FEN fields, found {}", fields.len())));
-            }
-            // EPD lines carry operations instead of the two move counters.
-            let counters_given = fields.len() >= 6 && fields[4..6].iter().all(|f| f.parse::<u32>().is_ok());
-            let fen = if counters_given { fields[..6].join(" ") } else { format!("{} 0 1", fields[..4].join(" ")) };
-            let position = Position::from_fen(&fen, Variant::Chess).map_err(|e| (index + 1, e.to_string()))?;
-            positions.push(position);
-        }
+        let positions = parse_positions(text, Variant::Chess).map_err(|e| (e.line, e.reason))?;
         Ok(Book { positions })
     }
 
@@ -180,7 +164,7 @@ mod tests {
             let moves = random_plies(&a.start, 4, &mut SplitMix64::derive(6, game));
             assert_eq!(moves, random_plies(&b.start, 4, &mut SplitMix64::derive(6, game)));
             assert_eq!(moves.len(), 4);
-            counts[crate::cache::variant_tag(a.variant) as usize] += 1;
+            counts[ferz_book::marlin::variant_tag(a.variant) as usize] += 1;
         }
         assert!(counts[2] > counts[0] && counts[2] > counts[1], "{counts:?}");
         assert!(counts.iter().all(|&c| c > 50), "{counts:?}");

@@ -20,17 +20,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Position, Variant};
+use ferz_chess::{Color, GameResult, Position, Variant};
 use ferz_engine::{Score, Signals};
 
-use crate::cache::{CacheError, OpeningCache};
 use crate::config::{InvalidSetting, SelfplayConfig};
-use crate::formats::{marlin_record, pgn, text_line};
-use crate::game::{GameRecord, GameResult, MoveSource, PlayStats, Player, Termination, white_cp};
+use crate::formats::{pgn, text_line};
+use crate::game::{GameRecord, MoveSource, PlayStats, Player, Termination, white_cp};
 use crate::manifest::{
     CacheReport, Checkpoint, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
 };
 use crate::opening::{Book, BookError, draw_opening};
+use ferz_book::cache::{CacheError, OpeningCache};
+use ferz_book::marlin;
 use ferz_chess::SplitMix64;
 
 /// The PGN file of a shard.
@@ -276,7 +277,7 @@ impl Writer {
                             keys.extend(pos.key().to_le_bytes());
                         }
                         text.push_str(&text_line(&pos, white, game.result));
-                        marlin.extend(marlin_record(&pos, white, game.result));
+                        marlin.extend(marlin::encode(&pos, white, game.result));
                         written += 1;
                     }
                 }
@@ -300,9 +301,9 @@ impl Writer {
         t.games += 1;
         t.plies += game.plies.len() as u64;
         match game.result {
-            GameResult::WhiteWin => t.white_wins += 1,
+            GameResult::Win(Color::White) => t.white_wins += 1,
             GameResult::Draw => t.draws += 1,
-            GameResult::BlackWin => t.black_wins += 1,
+            GameResult::Win(Color::Black) => t.black_wins += 1,
         }
         *t.games_by_variant.entry(variant.to_owned()).or_default() += 1;
         *t.positions_by_variant.entry(variant.to_owned()).or_default() += written;

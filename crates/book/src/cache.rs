@@ -22,9 +22,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Move, Position, Variant};
+use ferz_chess::{Color, GameResult, Move, Position, Variant};
 
-use crate::formats::{MARLIN_SIZE, marlin_record, read_marlin};
+use crate::marlin::{self, RECORD_SIZE, variant_of_tag, variant_tag};
 
 /// The value layout this build writes.
 pub const FORMAT_VERSION: u8 = 1;
@@ -84,7 +84,7 @@ pub struct CacheEntry {
     /// Depth of the search that produced the candidates.
     pub depth: u8,
     /// The position as a marlin record; all zero when unknown.
-    pub position: [u8; MARLIN_SIZE],
+    pub position: [u8; RECORD_SIZE],
     /// Candidate moves, best first.
     pub candidates: Vec<Candidate>,
     /// Games that went through the position.
@@ -97,22 +97,11 @@ pub struct CacheEntry {
     pub black_wins: u32,
 }
 
-/// The result of a finished game, for the cache's counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CachedResult {
-    /// White won.
-    WhiteWin,
-    /// A draw.
-    Draw,
-    /// Black won.
-    BlackWin,
-}
-
 impl Default for CacheEntry {
     fn default() -> CacheEntry {
         CacheEntry {
             depth: 0,
-            position: [0; MARLIN_SIZE],
+            position: [0; RECORD_SIZE],
             candidates: Vec::new(),
             games: 0,
             white_wins: 0,
@@ -126,7 +115,7 @@ impl CacheEntry {
     /// The cached position, when the entry carries one.
     #[must_use]
     pub fn position(&self) -> Option<Position> {
-        (self.position != [0; MARLIN_SIZE]).then(|| read_marlin(&self.position).map(|r| r.position)).flatten()
+        (self.position != [0; RECORD_SIZE]).then(|| marlin::decode(&self.position).ok().map(|r| r.position)).flatten()
     }
 
     /// Decodes a stored value; `None` for a value this build cannot read.
@@ -137,7 +126,7 @@ impl CacheEntry {
             return None;
         }
         let depth = r.u8()?;
-        let position = r.take::<MARLIN_SIZE>()?;
+        let position = r.take::<RECORD_SIZE>()?;
         let count = r.u8()?;
         let mut candidates = Vec::with_capacity(usize::from(count));
         for _ in 0..count {
@@ -159,7 +148,7 @@ impl CacheEntry {
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
         let count = self.candidates.len().min(255);
-        let mut out = Vec::with_capacity(3 + MARLIN_SIZE + count * 8 + 16);
+        let mut out = Vec::with_capacity(3 + RECORD_SIZE + count * 8 + 16);
         out.extend([FORMAT_VERSION, self.depth]);
         out.extend(self.position);
         out.push(count as u8);
@@ -192,7 +181,7 @@ impl CacheEntry {
         if other_deeper {
             self.depth = other.depth;
         }
-        if self.position == [0; MARLIN_SIZE] {
+        if self.position == [0; RECORD_SIZE] {
             self.position = other.position;
         }
         self.sort();
@@ -216,11 +205,11 @@ impl CacheEntry {
 /// An update, applied by the merge operator.
 enum Op {
     /// New search results: replace the scores when at least as deep; plays stay.
-    Search { depth: u8, position: [u8; MARLIN_SIZE], candidates: Vec<(u16, i16)> },
+    Search { depth: u8, position: [u8; RECORD_SIZE], candidates: Vec<(u16, i16)> },
     /// A game played this move from the position.
     Play(u16),
     /// A game through the position ended.
-    Result(CachedResult),
+    Result(GameResult),
     /// Another cache's entry (merging caches).
     Absorb(CacheEntry),
 }
@@ -243,7 +232,14 @@ impl Op {
                 out.extend(mv.to_le_bytes());
                 out
             }
-            Op::Result(result) => vec![3, *result as u8],
+            Op::Result(result) => vec![
+                3,
+                match result {
+                    GameResult::Win(Color::White) => 0,
+                    GameResult::Draw => 1,
+                    GameResult::Win(Color::Black) => 2,
+                },
+            ],
             Op::Absorb(entry) => {
                 let mut out = vec![4];
                 out.extend(entry.encode());
@@ -258,16 +254,16 @@ impl Op {
         let op = match tag {
             1 => {
                 let depth = r.u8()?;
-                let position = r.take::<MARLIN_SIZE>()?;
+                let position = r.take::<RECORD_SIZE>()?;
                 let count = r.u8()?;
                 let candidates = (0..count).map(|_| Some((r.u16()?, r.u16()? as i16))).collect::<Option<Vec<_>>>()?;
                 Op::Search { depth, position, candidates }
             }
             2 => Op::Play(r.u16()?),
             3 => Op::Result(match r.u8()? {
-                0 => CachedResult::WhiteWin,
-                1 => CachedResult::Draw,
-                2 => CachedResult::BlackWin,
+                0 => GameResult::Win(Color::White),
+                1 => GameResult::Draw,
+                2 => GameResult::Win(Color::Black),
                 _ => return None,
             }),
             4 => return CacheEntry::decode(rest).map(Op::Absorb),
@@ -298,9 +294,9 @@ impl Op {
             Op::Result(result) => {
                 entry.games = entry.games.saturating_add(1);
                 let slot = match result {
-                    CachedResult::WhiteWin => &mut entry.white_wins,
-                    CachedResult::Draw => &mut entry.draws,
-                    CachedResult::BlackWin => &mut entry.black_wins,
+                    GameResult::Win(Color::White) => &mut entry.white_wins,
+                    GameResult::Draw => &mut entry.draws,
+                    GameResult::Win(Color::Black) => &mut entry.black_wins,
                 };
                 *slot = slot.saturating_add(1);
             }
@@ -335,27 +331,6 @@ pub fn cache_key(variant: Variant, zobrist: u64) -> [u8; 9] {
     key[0] = variant_tag(variant);
     key[1..].copy_from_slice(&zobrist.to_be_bytes());
     key
-}
-
-/// The variant byte of keys, manifests and marlin records: 0 chess, 1 Chess960, 2 Shatranj.
-#[must_use]
-pub const fn variant_tag(variant: Variant) -> u8 {
-    match variant {
-        Variant::Chess => 0,
-        Variant::Chess960 => 1,
-        Variant::Shatranj => 2,
-    }
-}
-
-/// The variant of a key's tag.
-#[must_use]
-pub const fn variant_of_tag(tag: u8) -> Option<Variant> {
-    match tag {
-        0 => Some(Variant::Chess),
-        1 => Some(Variant::Chess960),
-        2 => Some(Variant::Shatranj),
-        _ => None,
-    }
 }
 
 /// The opening cache of one process; cheap to clone and share between threads.
@@ -407,7 +382,7 @@ impl OpeningCache {
     pub fn record_search(&self, pos: &Position, depth: u32, candidates: &[(Move, i32)]) -> Result<(), CacheError> {
         let candidates =
             candidates.iter().map(|&(m, score)| (m.to_u16(), score.clamp(-30_000, 30_000) as i16)).collect();
-        let position = marlin_record(pos, 0, crate::game::GameResult::Draw);
+        let position = marlin::encode_position(pos);
         let op = Op::Search { depth: depth.min(255) as u8, position, candidates };
         self.sled(self.db.merge(cache_key(pos.variant(), pos.key()), op.encode())).map(drop)
     }
@@ -418,7 +393,7 @@ impl OpeningCache {
     }
 
     /// Counts the result of one more game through the position.
-    pub fn record_result(&self, variant: Variant, zobrist: u64, result: CachedResult) -> Result<(), CacheError> {
+    pub fn record_result(&self, variant: Variant, zobrist: u64, result: GameResult) -> Result<(), CacheError> {
         self.sled(self.db.merge(cache_key(variant, zobrist), Op::Result(result).encode())).map(drop)
     }
 
@@ -486,7 +461,7 @@ mod tests {
     fn entry() -> CacheEntry {
         CacheEntry {
             depth: 9,
-            position: [0; MARLIN_SIZE],
+            position: [0; RECORD_SIZE],
             candidates: vec![Candidate { mv: 7, score: 30, plays: 2 }, Candidate { mv: 9, score: -5, plays: 0 }],
             games: 2,
             white_wins: 1,
@@ -508,11 +483,11 @@ mod tests {
 
     #[test]
     fn merge_operator_applies_each_update() {
-        let position = marlin_record(&Position::new(Variant::Chess), 0, crate::game::GameResult::Draw);
+        let position = marlin::encode_position(&Position::new(Variant::Chess));
         let search = Op::Search { depth: 5, position, candidates: vec![(7, 10), (8, 20)] }.encode();
         let v = merge_operator(b"k", None, &search).unwrap();
         let v = merge_operator(b"k", Some(&v), &Op::Play(7).encode()).unwrap();
-        let v = merge_operator(b"k", Some(&v), &Op::Result(CachedResult::BlackWin).encode()).unwrap();
+        let v = merge_operator(b"k", Some(&v), &Op::Result(GameResult::Win(Color::Black)).encode()).unwrap();
         let e = CacheEntry::decode(&v).unwrap();
         assert_eq!(e.depth, 5);
         assert_eq!(e.position(), Some(Position::new(Variant::Chess)));
@@ -533,7 +508,7 @@ mod tests {
         let mut a = entry();
         let b = CacheEntry {
             depth: 12,
-            position: [0; MARLIN_SIZE],
+            position: [0; RECORD_SIZE],
             candidates: vec![Candidate { mv: 9, score: 40, plays: 3 }, Candidate { mv: 11, score: 1, plays: 1 }],
             games: 4,
             white_wins: 0,

@@ -8,6 +8,9 @@
 //! score is reported as Elo with a 95% interval from the pentanomial pair statistics, and an
 //! optional SPRT stops the match when it decides ([`stats`] documents the formulas).
 //!
+//! It knows the rules (`ferz-chess`) and engines as UCI processes; nothing of the in-process
+//! engine, datasets or the network.
+//!
 //! ```no_run
 //! use ferz_arena::{EngineCommand, EngineConfig, GameSettings, Limit, MatchConfig, OpeningSettings, run_match, schedule};
 //! use ferz_chess::Variant;

@@ -3,6 +3,8 @@
 //! Everything here is pure computation with no I/O: squares and bitboards, attack tables built
 //! at compile time, validated positions, legal move generation, FEN, UCI and SAN notation,
 //! outcomes, perft, and reading and writing PGN and position lists (EPD/FEN).
+//! It depends on no other ferz crate and knows nothing of search, engines or files: every other
+//! crate builds on it.
 //!
 //! ```
 //! use ferz_chess::{perft, Position, Variant};

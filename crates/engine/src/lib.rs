@@ -5,6 +5,9 @@
 //! [`SearchResult`]. The UCI front end, the Lichess bot and the self-play worker all drive it
 //! through this API, in process.
 //!
+//! It knows the rules (`ferz-chess`) and nothing of files, datasets, matches or the network;
+//! UCI ([`uci`]) is its only text protocol.
+//!
 //! ```
 //! use ferz_chess::{Game, Position, Variant};
 //! use ferz_engine::{Engine, EngineOptions, SearchLimits, Signals};
@@ -20,6 +23,7 @@ pub mod eval;
 mod history;
 mod limits;
 mod movepick;
+mod params;
 pub mod score;
 mod search;
 pub mod see;

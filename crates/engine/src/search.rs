@@ -9,6 +9,8 @@ use ferz_chess::{Bitboard, Move, Position, Role, Variant};
 use crate::eval::{evaluate, piece_value};
 use crate::history::{Histories, PieceTo, piece_index};
 use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_score};
+#[allow(clippy::wildcard_imports)] // every tuning constant; they are named for what they decide
+use crate::params::*;
 use crate::score::{INFINITY, MATE_BOUND, from_tt, is_mate, mate_in, mated_in, to_tt};
 use crate::see::see_ge;
 use crate::time::TimeBudget;
@@ -22,7 +24,7 @@ static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
     let mut table = [[0; 64]; 64];
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.75 + (depth as f64).ln() * (moves as f64).ln() / 2.25) as i32;
+            *r = (LMR_BASE + (depth as f64).ln() * (moves as f64).ln() / LMR_DIVISOR) as i32;
         }
     }
     table
@@ -186,8 +188,8 @@ impl Worker {
     /// an aspiration window around the previous score. Returns the score.
     pub fn aspiration(&mut self, root: &Position, depth: i32, pv_index: usize, shared: &SharedSearch<'_>) -> i32 {
         let previous = self.root_moves[pv_index].previous_score;
-        let mut delta = 25;
-        let (mut alpha, mut beta) = if depth >= 4 && previous > -INFINITY && !is_mate(previous) {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY && !is_mate(previous) {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)
@@ -210,7 +212,7 @@ impl Worker {
                 return score;
             }
             delta += delta / 2;
-            if delta > 1000 {
+            if delta > ASPIRATION_MAX_DELTA {
                 alpha = -INFINITY;
                 beta = INFINITY;
             }
@@ -424,8 +426,9 @@ impl Worker {
         let tt_entry = if excluded.is_none() { shared.tt.probe(key) } else { None };
         let tt_move = tt_entry.and_then(|e| e.mv);
         // Near the move rule a stored score may be stale: the same position is then closer to a draw.
+        let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN >= pos.variant().move_rule_plies();
         if let Some(score) = tt_entry
-            .filter(|e| !PV && e.depth >= depth && pos.halfmoves() < 90)
+            .filter(|e| !PV && e.depth >= depth && !near_move_rule)
             .and_then(|e| tt_cutoff(&e, ply, alpha, beta))
         {
             return score;
@@ -460,17 +463,22 @@ impl Worker {
 
         if !PV && !in_check && excluded.is_none() {
             // Reverse futility pruning: far above beta, a shallow search will not fall below it.
-            if depth <= 8 && eval - (70 * depth - 40 * i32::from(improving)) >= beta && eval < MATE_BOUND {
+            if depth <= RFP_MAX_DEPTH
+                && eval - (RFP_MARGIN_PER_DEPTH * depth - RFP_IMPROVING_BONUS * i32::from(improving)) >= beta
+                && eval < MATE_BOUND
+            {
                 return eval;
             }
             // Null-move pruning: if passing still holds beta, a real move will too.
-            if depth >= 3
+            if depth >= NMP_MIN_DEPTH
                 && eval >= beta
                 && self.frames[ply.saturating_sub(1)].moved.is_some()
                 && Self::null_move_safe(pos)
                 && beta > -MATE_BOUND
             {
-                let reduction = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let reduction = NMP_BASE_REDUCTION
+                    + depth / NMP_DEPTH_DIVISOR
+                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
                 let mut child = *pos;
                 child.play_null();
                 self.frames[ply].moved = None;
@@ -488,7 +496,7 @@ impl Worker {
         }
 
         // Internal iterative reduction: without a table move this node is likely unimportant.
-        if depth >= 4 && tt_move.is_none() && (PV || cut_node) {
+        if depth >= IIR_MIN_DEPTH && tt_move.is_none() && (PV || cut_node) {
             depth -= 1;
         }
 
@@ -510,7 +518,7 @@ impl Worker {
         let mut move_count = 0;
         let mut quiets_tried: arrayvec::ArrayVec<Move, 64> = arrayvec::ArrayVec::new();
         let mut captures_tried: arrayvec::ArrayVec<Move, 32> = arrayvec::ArrayVec::new();
-        let lmp_limit = (3 + depth * depth) / if improving { 1 } else { 2 };
+        let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((mv, ordering)) = picker.next(pos, &self.histories) {
             if Some(mv) == excluded {
@@ -527,13 +535,16 @@ impl Worker {
                     if move_count as i32 > lmp_limit {
                         continue;
                     }
-                    if depth <= 6 && eval + 100 + 110 * depth <= alpha {
+                    if depth <= FUTILITY_MAX_DEPTH && eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha {
                         continue;
                     }
-                    if depth <= 7 && !see_ge(pos, mv, -25 * depth * depth) {
+                    if depth <= SEE_QUIET_MAX_DEPTH && !see_ge(pos, mv, -SEE_QUIET_MARGIN * depth * depth) {
                         continue;
                     }
-                } else if !gives_check && depth <= 6 && !see_ge(pos, mv, -90 * depth) {
+                } else if !gives_check
+                    && depth <= SEE_CAPTURE_MAX_DEPTH
+                    && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN * depth)
+                {
                     // Checking captures are kept: a "losing" capture that mates is not losing.
                     continue;
                 }
@@ -544,14 +555,14 @@ impl Worker {
             let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             if let Some(entry) = tt_entry.filter(|e| {
                 Some(mv) == tt_move
-                    && depth >= 8
+                    && depth >= SINGULAR_MIN_DEPTH
                     && excluded.is_none()
                     && ply < 2 * MAX_PLY / 3
-                    && e.depth >= depth - 3
+                    && e.depth >= depth - SINGULAR_TT_DEPTH_MARGIN
                     && e.bound != Bound::Upper
                     && !is_mate(e.score)
             }) {
-                let singular_beta = from_tt(entry.score, ply) - 2 * depth;
+                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH * depth;
                 self.frames[ply].excluded = Some(mv);
                 let score = self.negamax::<false>(
                     pos,
@@ -567,7 +578,7 @@ impl Worker {
                     return 0;
                 }
                 if score < singular_beta {
-                    extension = if !PV && score < singular_beta - 20 { 2 } else { 1 };
+                    extension = if !PV && score < singular_beta - DOUBLE_EXTENSION_MARGIN { 2 } else { 1 };
                 } else if singular_beta >= beta {
                     // Multi-cut: a second move also beats beta.
                     return singular_beta;
@@ -579,13 +590,13 @@ impl Worker {
             let new_depth = depth - 1 + extension;
 
             let mut score;
-            if depth >= 3 && move_count > 1 + usize::from(PV) && (quiet || ordering < 0) {
+            if depth >= LMR_MIN_DEPTH && move_count > 1 + usize::from(PV) && (quiet || ordering < 0) {
                 let mut reduction = LMR[depth.min(63) as usize][move_count.min(63)];
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
                 if quiet {
                     let history = quiet_score(pos, mv, &self.histories, previous);
-                    reduction -= history / 8000;
+                    reduction -= history / LMR_HISTORY_DIVISOR;
                 }
                 let reduced = (new_depth - reduction.max(0)).clamp(1, new_depth.max(1));
                 score = -self.negamax::<false>(&child, reduced, -alpha - 1, -alpha, ply + 1, true, shared);
@@ -672,7 +683,7 @@ impl Worker {
         quiets: &[Move],
         captures: &[Move],
     ) {
-        let bonus = (depth * depth * 16 + depth * 32).min(2000);
+        let bonus = (depth * depth * 16 + depth * 32).min(HISTORY_BONUS_MAX);
         let us = pos.turn();
         let piece_of = |m: Move| piece_index(pos.board().piece_at(m.from()).expect("legal move has a mover"));
         if is_quiet(pos, best) {
@@ -746,7 +757,7 @@ impl Worker {
                 // Delta pruning: even winning the piece cannot lift the score to alpha.
                 let gain = captured_role(pos, mv).map_or(0, |r| piece_value(variant, r))
                     + mv.promotion_role().map_or(0, |r| piece_value(variant, r) - piece_value(variant, Role::Pawn));
-                if stand_pat + gain + 200 <= alpha || !see_ge(pos, mv, 0) {
+                if stand_pat + gain + DELTA_MARGIN <= alpha || !see_ge(pos, mv, 0) {
                     continue;
                 }
             }

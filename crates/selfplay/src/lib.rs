@@ -6,6 +6,9 @@
 //! marlin form and every game as PGN, checkpointing so that a killed shard resumes without
 //! duplicating a game. Shards of one run derive disjoint seeds and book slices from their
 //! index, and [`dataset`] merges them back into one dataset after checking every checksum.
+//!
+//! It knows the engine, the rules and the opening cache (`ferz-book`); nothing of UCI processes,
+//! the bot or the network.
 
 pub mod config;
 pub mod dataset;

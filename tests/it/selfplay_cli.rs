@@ -189,6 +189,7 @@ fn bad_settings_fail_at_start_with_the_key_and_file() {
         run_ferz(&["selfplay", "--config", config.to_str().unwrap(), "--shard-index", "3", "--shard-count", "2"]);
     assert_eq!(output.status.code(), Some(1));
     // Two schedulers' index variables that disagree are refused, naming both.
+    std::fs::write(&config, "[run]\ngames = 1\n").unwrap();
     let output = Command::new(ferz_binary())
         .args(["selfplay", "--config", config.to_str().unwrap()])
         .env("JOB_COMPLETION_INDEX", "0")

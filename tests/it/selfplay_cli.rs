@@ -1,5 +1,6 @@
 //! `ferz selfplay`, `ferz data` and `ferz cache` as processes: a simulated Kubernetes Indexed
-//! Job with a shard killed mid-run, resumed and merged.
+//! Job with a shard killed mid-run, resumed exactly and merged. (`scripts/slurm-e2e.sh` runs
+//! the same on a real Slurm cluster.)
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -95,6 +96,28 @@ fn an_indexed_job_survives_a_killed_shard_and_merges_exactly() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stdout).contains("games 40"));
 
+    // The same shard uninterrupted, as a Slurm array task (index and count from the
+    // environment), writes the same games: the resume was exact (one thread per shard).
+    let straight = dir.path().join("straight");
+    let output = Command::new(ferz_binary())
+        .args(["selfplay", "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&straight)
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("index SLURM_ARRAY_TASK_ID, count SLURM_ARRAY_TASK_COUNT")
+    );
+    for name in ["chess.txt", "chess.marlin", "shatranj.txt", "shatranj.marlin"] {
+        let resumed = std::fs::read(out.join("shard-00001").join(name)).unwrap();
+        assert!(resumed == std::fs::read(straight.join("shard-00001").join(name)).unwrap(), "{name} differs");
+    }
+
     let merged = dir.path().join("merged");
     let shards: Vec<String> = (0..3).map(|i| out.join(format!("shard-{i:05}")).display().to_string()).collect();
     let mut args = vec!["data", "merge", merged.to_str().unwrap()];
@@ -165,6 +188,18 @@ fn bad_settings_fail_at_start_with_the_key_and_file() {
     let output =
         run_ferz(&["selfplay", "--config", config.to_str().unwrap(), "--shard-index", "3", "--shard-count", "2"]);
     assert_eq!(output.status.code(), Some(1));
+    // Two schedulers' index variables that disagree are refused, naming both.
+    std::fs::write(&config, "[run]\ngames = 1\n").unwrap();
+    let output = Command::new(ferz_binary())
+        .args(["selfplay", "--config", config.to_str().unwrap()])
+        .env("JOB_COMPLETION_INDEX", "0")
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("JOB_COMPLETION_INDEX=0") && err.contains("SLURM_ARRAY_TASK_ID=1"), "{err}");
     let output = run_ferz(&["data", "stats", dir.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));

@@ -324,9 +324,48 @@ fn merge_operator(_key: &[u8], old: Option<&[u8]>, operand: &[u8]) -> Option<Vec
     Some(entry.encode())
 }
 
+/// A position's key in the database.
+pub type CacheKey = [u8; 9];
+
+/// Whether a database key is a position's (rather than a marker's).
+fn is_entry_key(key: &[u8]) -> bool {
+    key.len() == 9 && variant_of_tag(key[0]).is_some()
+}
+
+/// Updates as bytes, for callers that apply them later (the shard's journal): each is the
+/// key it updates and the encoded operand of the merge operator.
+pub mod update {
+    use super::{CacheKey, Op, cache_key, marlin};
+    use ferz_chess::{GameResult, Move, Position, Variant};
+
+    /// A MultiPV search of `pos`: candidates `(move, score)` at `depth`.
+    pub fn search(pos: &Position, depth: u32, candidates: &[(Move, i32)]) -> (CacheKey, Vec<u8>) {
+        let candidates =
+            candidates.iter().map(|&(m, score)| (m.to_u16(), score.clamp(-30_000, 30_000) as i16)).collect();
+        let position = marlin::encode_position(pos);
+        let op = Op::Search { depth: depth.min(255) as u8, position, candidates };
+        (cache_key(pos.variant(), pos.key()), op.encode())
+    }
+
+    /// One more game playing `m` from the position.
+    pub fn play(variant: Variant, zobrist: u64, m: Move) -> (CacheKey, Vec<u8>) {
+        (cache_key(variant, zobrist), Op::Play(m.to_u16()).encode())
+    }
+
+    /// One more game through the position ended with `result`.
+    pub fn result(variant: Variant, zobrist: u64, result: GameResult) -> (CacheKey, Vec<u8>) {
+        (cache_key(variant, zobrist), Op::Result(result).encode())
+    }
+}
+
+/// Applies one encoded update to a stored value, as sled's merge operator does.
+pub fn apply_update(old: Option<&[u8]>, op: &[u8]) -> Option<Vec<u8>> {
+    merge_operator(&[], old, op)
+}
+
 /// The cache key of a position.
 #[must_use]
-pub fn cache_key(variant: Variant, zobrist: u64) -> [u8; 9] {
+pub fn cache_key(variant: Variant, zobrist: u64) -> CacheKey {
     let mut key = [0; 9];
     key[0] = variant_tag(variant);
     key[1..].copy_from_slice(&zobrist.to_be_bytes());
@@ -380,21 +419,68 @@ impl OpeningCache {
 
     /// Records a MultiPV search of `pos`: candidates `(move, score)` at `depth`.
     pub fn record_search(&self, pos: &Position, depth: u32, candidates: &[(Move, i32)]) -> Result<(), CacheError> {
-        let candidates =
-            candidates.iter().map(|&(m, score)| (m.to_u16(), score.clamp(-30_000, 30_000) as i16)).collect();
-        let position = marlin::encode_position(pos);
-        let op = Op::Search { depth: depth.min(255) as u8, position, candidates };
-        self.sled(self.db.merge(cache_key(pos.variant(), pos.key()), op.encode())).map(drop)
+        let (key, op) = update::search(pos, depth, candidates);
+        self.sled(self.db.merge(key, op)).map(drop)
     }
 
     /// Counts one more game playing `m` from the position.
     pub fn record_play(&self, variant: Variant, zobrist: u64, m: Move) -> Result<(), CacheError> {
-        self.sled(self.db.merge(cache_key(variant, zobrist), Op::Play(m.to_u16()).encode())).map(drop)
+        let (key, op) = update::play(variant, zobrist, m);
+        self.sled(self.db.merge(key, op)).map(drop)
     }
 
     /// Counts the result of one more game through the position.
     pub fn record_result(&self, variant: Variant, zobrist: u64, result: GameResult) -> Result<(), CacheError> {
-        self.sled(self.db.merge(cache_key(variant, zobrist), Op::Result(result).encode())).map(drop)
+        let (key, op) = update::result(variant, zobrist, result);
+        self.sled(self.db.merge(key, op)).map(drop)
+    }
+
+    /// The stored value of a key, undecoded.
+    pub fn raw(&self, key: &[u8]) -> Result<Option<Vec<u8>>, CacheError> {
+        Ok(self.sled(self.db.get(key))?.map(|v| v.to_vec()))
+    }
+
+    /// Applies `updates` (each an encoded update of one key, in order) and sets the marker
+    /// `marker` to `value`, all in one sled transaction, then flushes: after a crash the
+    /// database holds all of them or none.
+    ///
+    /// Only one writer may use this at a time (the shard's journal holds a lock): values are
+    /// read, updated and written back rather than merged.
+    pub fn apply_atomically(
+        &self,
+        updates: &[(CacheKey, Vec<u8>)],
+        marker: &[u8],
+        value: u64,
+    ) -> Result<(), CacheError> {
+        let mut values: std::collections::HashMap<CacheKey, Option<Vec<u8>>> = std::collections::HashMap::new();
+        for (key, op) in updates {
+            if !values.contains_key(key) {
+                values.insert(*key, self.raw(key)?);
+            }
+            let slot = values.get_mut(key).expect("inserted above");
+            *slot = apply_update(slot.as_deref(), op);
+        }
+        let result: sled::transaction::TransactionResult<(), ()> = self.db.transaction(|tx| {
+            for (key, value) in &values {
+                if let Some(value) = value {
+                    tx.insert(&key[..], value.as_slice())?;
+                }
+            }
+            tx.insert(marker, &value.to_le_bytes()[..])?;
+            Ok(())
+        });
+        result.map_err(|e| match e {
+            sled::transaction::TransactionError::Storage(source) => {
+                CacheError::Sled { path: self.path.clone(), source }
+            }
+            sled::transaction::TransactionError::Abort(()) => unreachable!("the transaction never aborts"),
+        })?;
+        self.flush()
+    }
+
+    /// The value of a marker set by [`OpeningCache::apply_atomically`].
+    pub fn marker(&self, marker: &[u8]) -> Result<Option<u64>, CacheError> {
+        Ok(self.raw(marker)?.and_then(|v| Some(u64::from_le_bytes(v.as_slice().try_into().ok()?))))
     }
 
     /// Folds every entry of `other` into this cache: counts add, deeper searches win. Unlike
@@ -403,6 +489,10 @@ impl OpeningCache {
         let mut merged = 0;
         for item in other.db.iter() {
             let (key, value) = other.sled(item)?;
+            // Markers (a shard's journal position) belong to their cache, not to merges.
+            if !is_entry_key(&key) {
+                continue;
+            }
             if let Some(entry) = CacheEntry::decode(&value) {
                 self.sled(self.db.merge(key, Op::Absorb(entry).encode()))?;
                 merged += 1;

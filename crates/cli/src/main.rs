@@ -10,6 +10,7 @@ mod data;
 mod perft;
 mod selfplay;
 mod settings;
+mod shard_env;
 
 use std::process::ExitCode;
 

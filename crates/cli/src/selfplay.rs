@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 use ferz_engine::Signals;
-use ferz_selfplay::{Progress, SelfplayConfig, ShardSpec};
+use ferz_selfplay::{Progress, SelfplayConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::settings;
+use crate::{settings, shard_env};
 
 /// Arguments of `ferz selfplay`.
 #[derive(Args, Debug)]
@@ -34,12 +34,13 @@ pub struct SelfplayArgs {
     /// Run seed (overrides `run.seed`).
     #[arg(long)]
     seed: Option<u64>,
-    /// This process's shard, 0-based; a Kubernetes Indexed Job sets JOB_COMPLETION_INDEX.
-    #[arg(long, env = "JOB_COMPLETION_INDEX", default_value_t = 0)]
-    shard_index: u32,
-    /// Shards in the run.
-    #[arg(long, default_value_t = 1)]
-    shard_count: u32,
+    /// This process's shard, 0-based [default: JOB_COMPLETION_INDEX (Kubernetes Indexed Job)
+    /// or SLURM_ARRAY_TASK_ID (Slurm job array), else 0].
+    #[arg(long)]
+    shard_index: Option<u32>,
+    /// Shards in the run [default: SLURM_ARRAY_TASK_COUNT, else 1].
+    #[arg(long)]
+    shard_count: Option<u32>,
     /// Continue an interrupted shard from its checkpoint instead of starting it over.
     #[arg(long)]
     resume: bool,
@@ -63,7 +64,11 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
         config.run.seed = seed;
     }
     config.validate().with_context(|| format!("settings from {origin}"))?;
-    let shard = ShardSpec { index: args.shard_index, count: args.shard_count };
+    let resolved = shard_env::resolve(args.shard_index, args.shard_count, &env)?;
+    for warning in &resolved.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let shard = resolved.shard;
 
     let signals = Arc::new(Signals::default());
     let presses = Arc::new(AtomicU32::new(0));
@@ -81,9 +86,10 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
     }
 
     eprintln!(
-        "ferz selfplay: shard {}/{} of seed {}, {} games, {} threads, settings from {origin}",
+        "ferz selfplay: shard {}/{} ({}) of seed {}, {} games, {} threads, settings from {origin}",
         shard.index,
         shard.count,
+        resolved.origin,
         config.run.seed,
         config.run.games,
         config.worker_threads()

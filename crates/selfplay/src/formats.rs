@@ -94,6 +94,7 @@ mod tests {
             plies,
             result: GameResult::Draw,
             termination: Termination::PlyCap,
+            cache_updates: Vec::new(),
         };
         let text = pgn(&game, "0.3", "2026.11.21", "ferz 0.1.0");
         assert!(text.contains("[Variant \"Shatranj\"]"), "{text}");

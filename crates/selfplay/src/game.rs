@@ -7,8 +7,9 @@ use ferz_chess::{Color, Game, GameResult, Move, Outcome, Position, Variant};
 use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, Signals};
 
 use crate::config::{MoveLimit, SelfplayConfig};
+use crate::journal::ShardCache;
 use crate::opening::{Opening, random_plies};
-use ferz_book::cache::OpeningCache;
+use ferz_book::cache::{CacheKey, update};
 use ferz_chess::SplitMix64;
 
 /// Where a move of a game came from.
@@ -76,6 +77,9 @@ pub struct GameRecord {
     pub result: GameResult,
     /// Why the game ended.
     pub termination: Termination,
+    /// The game's opening-cache updates in order (for the shard's journal); empty without a
+    /// cache.
+    pub cache_updates: Vec<(CacheKey, Vec<u8>)>,
 }
 
 /// Counters shared by all workers of a run.
@@ -104,9 +108,12 @@ pub fn white_cp(score: Score, turn: Color) -> i32 {
 pub struct Player<'a> {
     engine: Engine,
     config: &'a SelfplayConfig,
-    cache: Option<&'a OpeningCache>,
+    cache: Option<&'a ShardCache>,
     signals: &'a Signals,
     stats: &'a PlayStats,
+    /// The game being played and its cache updates so far.
+    game_index: u64,
+    cache_updates: Vec<(CacheKey, Vec<u8>)>,
 }
 
 impl<'a> Player<'a> {
@@ -114,12 +121,18 @@ impl<'a> Player<'a> {
     #[must_use]
     pub fn new(
         config: &'a SelfplayConfig,
-        cache: Option<&'a OpeningCache>,
+        cache: Option<&'a ShardCache>,
         signals: &'a Signals,
         stats: &'a PlayStats,
     ) -> Player<'a> {
         let options = EngineOptions { hash_mb: config.search.hash_mb, threads: 1, ..EngineOptions::default() };
-        Player { engine: Engine::new(options), config, cache, signals, stats }
+        Player { engine: Engine::new(options), config, cache, signals, stats, game_index: 0, cache_updates: Vec::new() }
+    }
+
+    /// Sends one update to the cache and keeps it for the game's record.
+    fn update_cache(&mut self, cache: &ShardCache, (key, op): (CacheKey, Vec<u8>)) {
+        cache.record(self.game_index, key, op.clone());
+        self.cache_updates.push((key, op));
     }
 
     fn stopped(&self) -> bool {
@@ -144,6 +157,8 @@ impl<'a> Player<'a> {
         if !self.config.search.keep_hash {
             self.engine.clear();
         }
+        self.game_index = index;
+        self.cache_updates.clear();
         let limits = self.limits();
         let adjudication = &self.config.adjudication;
         'opening: for attempt in 0.. {
@@ -208,11 +223,18 @@ impl<'a> Player<'a> {
             };
             if let Some(cache) = self.cache {
                 for &(variant, key) in &cached_path {
-                    cache.record_result(variant, key, result)?;
+                    self.update_cache(cache, update::result(variant, key, result));
                 }
             }
-            let record =
-                GameRecord { index, variant: opening.variant, start: opening.start, plies, result, termination };
+            let record = GameRecord {
+                index,
+                variant: opening.variant,
+                start: opening.start,
+                plies,
+                result,
+                termination,
+                cache_updates: std::mem::take(&mut self.cache_updates),
+            };
             return Ok(Some(record));
         }
         unreachable!("the opening loop returns")
@@ -284,7 +306,7 @@ impl<'a> Player<'a> {
             }
             if let Some(cache) = self.cache {
                 let scored: Vec<(Move, i32)> = candidates.iter().map(|&(m, cp, _)| (m, cp)).collect();
-                cache.record_search(pos, found.depth, &scored)?;
+                self.update_cache(cache, update::search(pos, found.depth, &scored));
                 // Counts of earlier games come from the cache even when this search refreshed it.
                 if let Some(entry) = cache.get(variant, key)? {
                     for c in &mut candidates {
@@ -300,7 +322,7 @@ impl<'a> Player<'a> {
         let least_played: Vec<Move> = eligible.iter().filter(|c| c.2 == fewest).map(|c| c.0).collect();
         let m = least_played[rng.below(least_played.len() as u64) as usize];
         if let Some(cache) = self.cache {
-            cache.record_play(variant, key, m)?;
+            self.update_cache(cache, update::play(variant, key, m));
             cached_path.push((variant, key));
         }
         Ok(Some((m, source)))

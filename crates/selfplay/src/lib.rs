@@ -14,6 +14,7 @@ pub mod config;
 pub mod dataset;
 pub mod formats;
 pub mod game;
+pub mod journal;
 pub mod manifest;
 pub mod opening;
 pub mod shard;

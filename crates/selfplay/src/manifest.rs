@@ -156,6 +156,10 @@ pub struct Checkpoint {
     pub nodes: u64,
     /// Seconds of play so far.
     pub seconds: f64,
+    /// Names this run of the shard in its opening cache (see [`crate::journal`]); 0 in
+    /// checkpoints written before the journal existed.
+    #[serde(default)]
+    pub cache_token: u64,
 }
 
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so readers

@@ -7,6 +7,8 @@
 //! whatever a kill left after it) and continues with the next game, so no game is written twice
 //! and no record is cut in half. A complete shard renames its files to their final names and
 //! then writes `manifest.json`: a directory with a manifest is complete, whatever else happened.
+//! The opening cache follows the checkpoints too ([`crate::journal`]), so with one worker
+//! thread a resumed shard writes exactly the games an uninterrupted one would.
 //!
 //! Seeds: the shard's seed derives from the run's seed and the shard index, and each game's
 //! from the shard seed and the game number, so a replayed game is the same game; book lines are
@@ -26,6 +28,7 @@ use ferz_engine::{Score, Signals};
 use crate::config::{InvalidSetting, SelfplayConfig};
 use crate::formats::{pgn, text_line};
 use crate::game::{GameRecord, MoveSource, PlayStats, Player, Termination, white_cp};
+use crate::journal::{JournalError, ShardCache, decode_journal, encode_game};
 use crate::manifest::{
     CacheReport, Checkpoint, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
 };
@@ -42,6 +45,9 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 /// Zobrist keys already written (de-duplication across a resume); removed when complete.
 const KEYS_FILE: &str = "keys.bin";
+/// The opening-cache updates of the written games (see [`crate::journal`]); removed when
+/// complete.
+const JOURNAL_FILE: &str = "cache-journal.bin";
 
 /// Which shard of how many this process plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,6 +248,7 @@ struct Writer {
     dir: PathBuf,
     files: BTreeMap<String, PartFile>,
     keys_file: Option<PartFile>,
+    journal_file: Option<PartFile>,
     seen: HashSet<u64>,
     tally: Tally,
     date: String,
@@ -297,6 +304,9 @@ impl Writer {
         if let Some(file) = &mut self.keys_file {
             file.append(&keys, written)?;
         }
+        if let Some(file) = &mut self.journal_file {
+            file.append(&encode_game(game.index, &game.cache_updates), 1)?;
+        }
         let t = &mut self.tally;
         t.games += 1;
         t.plies += game.plies.len() as u64;
@@ -327,6 +337,10 @@ impl Writer {
             file.sync()?;
             lengths.insert(KEYS_FILE.to_owned(), (file.bytes, file.records));
         }
+        if let Some(file) = &mut self.journal_file {
+            file.sync()?;
+            lengths.insert(JOURNAL_FILE.to_owned(), (file.bytes, file.records));
+        }
         Ok(lengths)
     }
 }
@@ -350,13 +364,13 @@ fn cache_report(stats: &PlayStats, earlier: &CacheReport) -> CacheReport {
 /// Removes a shard's files (not its opening cache) so that it starts over.
 fn clear_shard(dir: &Path, config: &SelfplayConfig) -> Result<(), RunError> {
     let mut names: Vec<String> = data_files(config);
-    names.push(KEYS_FILE.to_owned());
+    names.extend([KEYS_FILE.to_owned(), JOURNAL_FILE.to_owned()]);
     // Files of other settings (another variant mix) go too: the shard is rewritten whole.
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let base = name.strip_suffix(".part").unwrap_or(&name);
-            if FileKind::of_name(base).is_some() || base == KEYS_FILE {
+            if FileKind::of_name(base).is_some() || base == KEYS_FILE || base == JOURNAL_FILE {
                 names.push(base.to_owned());
             }
         }
@@ -374,11 +388,23 @@ fn clear_shard(dir: &Path, config: &SelfplayConfig) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Reads the de-duplication keys of a resumed shard.
-fn read_keys(path: &Path, bytes: u64) -> Result<HashSet<u64>, RunError> {
+/// Reads the first `bytes` of a part file.
+fn read_prefix(path: &Path, bytes: u64) -> Result<Vec<u8>, RunError> {
     let mut data = Vec::new();
     File::open(path).map_err(io_error(path))?.take(bytes).read_to_end(&mut data).map_err(io_error(path))?;
+    Ok(data)
+}
+
+/// Reads the de-duplication keys of a resumed shard.
+fn read_keys(path: &Path, bytes: u64) -> Result<HashSet<u64>, RunError> {
+    let data = read_prefix(path, bytes)?;
     Ok(data.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+}
+
+/// A token for a shard run's cache marker: distinct for every fresh start of a shard.
+fn new_cache_token(shard_seed: u64) -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    SplitMix64::derive(shard_seed ^ nanos, u64::from(std::process::id())).next_u64()
 }
 
 /// The seed of a shard.
@@ -432,19 +458,34 @@ pub fn run_shard(
 
     let book =
         if config.opening.book.as_os_str().is_empty() { Book::default() } else { Book::load(&config.opening.book)? };
-    let cache = if config.cache.enabled && config.opening.multipv_plies > 0 {
+    let first_game = checkpoint.as_ref().map_or(0, |c| c.games_done);
+    let seed = shard_seed(config.run.seed, shard.index);
+    let cache_token = checkpoint.as_ref().map_or_else(|| new_cache_token(seed), |c| c.cache_token);
+    let mut files = BTreeMap::new();
+    let lengths = checkpoint.as_ref().map(|c| c.files.clone()).unwrap_or_default();
+    let (cache, journal_file) = if config.cache.enabled && config.opening.multipv_plies > 0 {
         let path = if config.cache.path.as_os_str().is_empty() {
             dir.join("opening-cache")
         } else {
             config.cache.path.clone()
         };
-        Some(OpeningCache::open(&path)?)
+        let journal_path = dir.join(part_name(JOURNAL_FILE));
+        let (bytes, records) = lengths.get(JOURNAL_FILE).copied().unwrap_or((0, 0));
+        let file = PartFile::open(journal_path.clone(), bytes, records)?;
+        let resume_error = |reason: String| RunError::Resume { path: dir.display().to_string(), reason };
+        let journal = decode_journal(&read_prefix(&journal_path, bytes)?).map_err(&resume_error)?;
+        let cache =
+            ShardCache::open(OpeningCache::open(&path)?, cache_token, first_game, &journal).map_err(|e| match e {
+                JournalError::Cache(e) => RunError::Cache(e),
+                JournalError::Mismatch(reason) => {
+                    resume_error(format!("{reason} (cache {}); run without --resume to start over", path.display()))
+                }
+            })?;
+        (Some(cache), Some(file))
     } else {
-        None
+        (None, None)
     };
 
-    let mut files = BTreeMap::new();
-    let lengths = checkpoint.as_ref().map(|c| c.files.clone()).unwrap_or_default();
     for name in data_files(config) {
         let part = dir.join(part_name(&name));
         // A kill between the final renames and the manifest leaves final names: take them back.
@@ -466,6 +507,7 @@ pub fn run_shard(
         dir: dir.clone(),
         files,
         keys_file,
+        journal_file,
         seen,
         tally: checkpoint.as_ref().map(|c| c.tally.clone()).unwrap_or_default(),
         date: ferz_chess::pgn_date_today(),
@@ -476,8 +518,6 @@ pub fn run_shard(
     let earlier_nodes = checkpoint.as_ref().map_or(0, |c| c.nodes);
     let earlier_seconds = checkpoint.as_ref().map_or(0.0, |c| c.seconds);
     let games_total = config.run.games;
-    let first_game = checkpoint.as_ref().map_or(0, |c| c.games_done);
-    let seed = shard_seed(config.run.seed, shard.index);
     let slot_base = u64::from(shard.index) * games_total;
 
     let stats = PlayStats::default();
@@ -498,8 +538,15 @@ pub fn run_shard(
             cache: cache_report(stats, &earlier_cache),
             nodes: earlier_nodes + stats.nodes.load(Ordering::Relaxed),
             seconds: earlier_seconds + started.elapsed().as_secs_f64(),
+            cache_token,
         };
-        write_json_atomic(&writer.dir.join(CHECKPOINT_FILE), &checkpoint).map_err(io_error(&checkpoint_path))
+        write_json_atomic(&writer.dir.join(CHECKPOINT_FILE), &checkpoint).map_err(io_error(&checkpoint_path))?;
+        // After the checkpoint: a kill in between leaves the cache behind it, and the resume
+        // replays the missing games from the journal (never the other way round).
+        if let Some(cache) = &cache {
+            cache.commit(games_done)?;
+        }
+        Ok(())
     };
     save_checkpoint(&mut writer, first_game, &stats)?;
 
@@ -579,9 +626,6 @@ pub fn run_shard(
         return Err(e);
     }
     save_checkpoint(&mut writer, next_write, &stats)?;
-    if let Some(cache) = &cache {
-        cache.flush()?;
-    }
     if next_write < games_total {
         return Ok(ShardOutcome { dir, manifest: None, games_done: next_write, already_complete: false });
     }
@@ -634,7 +678,7 @@ fn finish(
     };
     let path = writer.dir.join(MANIFEST_FILE);
     write_json_atomic(&path, &manifest).map_err(io_error(&path))?;
-    for stale in [part_name(KEYS_FILE), CHECKPOINT_FILE.to_owned()] {
+    for stale in [part_name(KEYS_FILE), part_name(JOURNAL_FILE), CHECKPOINT_FILE.to_owned()] {
         let path = writer.dir.join(stale);
         if path.exists() {
             std::fs::remove_file(&path).map_err(io_error(&path))?;

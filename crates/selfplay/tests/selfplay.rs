@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use ferz_book::cache::OpeningCache;
 use ferz_book::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_chess::{Game, Position, Variant};
 use ferz_engine::Signals;
@@ -140,9 +141,9 @@ fn a_small_run_writes_outputs_that_parse_back() {
 
 #[test]
 fn a_stopped_shard_resumes_into_the_same_dataset() {
-    // The opening cache makes games depend on which thread finished first, so the replay
-    // is exact only without it; with it a resume is still complete and duplicate-free (see
-    // the system test of an Indexed Job).
+    // With two threads the opening cache makes games depend on which thread finished first,
+    // so the replay is exact only without it; with it a resume is still complete and
+    // duplicate-free (see the system test of an Indexed Job), and with one thread exact (below).
     let straight_dir = tempfile::tempdir().unwrap();
     let mut config = small_config(straight_dir.path());
     config.cache.enabled = false;
@@ -184,6 +185,65 @@ fn a_stopped_shard_resumes_into_the_same_dataset() {
     other.search.nodes += 1;
     let err = run_shard(&other, shard0(), true, &Signals::default(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("other settings"), "{err}");
+}
+
+/// The data files' names and checksums (not the PGN, whose date may change at midnight).
+fn data_checksums(manifest: &ferz_selfplay::manifest::ShardManifest) -> Vec<(String, String)> {
+    manifest.files.iter().filter(|f| !f.name.ends_with(".pgn")).map(|f| (f.name.clone(), f.sha256.clone())).collect()
+}
+
+#[test]
+fn with_one_thread_a_resume_is_exact_even_with_the_opening_cache() {
+    // Openings depend on the cache's play counts; the shard's cache journal keeps the games
+    // after the checkpoint out of the cache, so the replayed games choose the same openings,
+    // whether the resume finds the shard's cache or a fresh copy of its base (a job retried
+    // on another machine).
+    let config_in = |dir: &Path| {
+        let mut config = small_config(dir);
+        config.run.games = 8;
+        config.run.threads = 1;
+        config.run.checkpoint_seconds = 0;
+        config.opening.multipv_plies = 3;
+        config.cache.path = dir.join("local-cache");
+        config
+    };
+    let straight_dir = tempfile::tempdir().unwrap();
+    let config = config_in(straight_dir.path());
+    let straight = run_shard(&config, shard0(), false, &Signals::default(), &mut |_| {}).unwrap().manifest.unwrap();
+    let again =
+        run_shard(&config_in(tempfile::tempdir().unwrap().path()), shard0(), false, &Signals::default(), &mut |_| {});
+    assert_eq!(
+        data_checksums(&again.unwrap().manifest.unwrap()),
+        data_checksums(&straight),
+        "one thread is deterministic"
+    );
+
+    for fresh_cache in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config_in(dir.path());
+        let signals = Signals::default();
+        let stopped = run_shard(&config, shard0(), false, &signals, &mut |p| {
+            if p.tally.games >= 3 {
+                signals.stop.store(true, Ordering::SeqCst);
+            }
+        })
+        .unwrap();
+        assert!(stopped.manifest.is_none());
+        if fresh_cache {
+            std::fs::remove_dir_all(&config.cache.path).unwrap();
+        }
+        let resumed = run_shard(&config, shard0(), true, &Signals::default(), &mut |_| {}).unwrap().manifest.unwrap();
+        assert_eq!(resumed.tally, straight.tally, "fresh cache: {fresh_cache}");
+        assert_eq!(data_checksums(&resumed), data_checksums(&straight), "fresh cache: {fresh_cache}");
+        assert!(!stopped.dir.join("cache-journal.bin.part").exists());
+        // The shard's cache holds every game once, as the uninterrupted shard's does.
+        let totals = |path: &Path| {
+            let cache = OpeningCache::open(path).unwrap();
+            let entries: Vec<_> = cache.entries().map(Result::unwrap).collect();
+            (entries.len(), entries.iter().map(|(_, _, e)| u64::from(e.games)).sum::<u64>())
+        };
+        assert_eq!(totals(&config.cache.path), totals(&config_in(straight_dir.path()).cache.path));
+    }
 }
 
 #[test]

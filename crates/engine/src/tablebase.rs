@@ -201,7 +201,10 @@ impl RootTb {
     #[must_use]
     pub fn rank(options: &SyzygyOptions, root: &Position, moves: &[Move]) -> Option<RootTb> {
         let tables = options.tables.as_deref()?;
-        if root.board().occupied().count() > tables.max_pieces().min(options.probe_limit) {
+        if root.board().occupied().count() > tables.max_pieces().min(options.probe_limit)
+            || root.castling_rooks().is_nonempty()
+            || root.variant().is_shatranj()
+        {
             return None;
         }
         if let Ok(ranked) = tables.rank_root_moves(root, options.rule50) {

@@ -153,22 +153,3 @@ fn positions_outside_the_tables_are_refused() {
     let chess960 = Position::from_fen("8/8/8/8/8/2k5/8/KR6 w - - 0 1", Variant::Chess960).unwrap();
     assert_eq!(tables.probe_wdl(&chess960), Ok(Wdl::Win));
 }
-
-#[test]
-fn root_ranking_keeps_the_fastest_wins_first() {
-    let tables = Tablebases::open(&[tables_dir()]).unwrap();
-    // Mate in one with the rook: the mating move ranks first with DTZ 1.
-    let pos = position("7k/8/6K1/8/8/8/8/R7 w - - 0 1");
-    let ranked = tables.rank_root_moves(&pos, true).unwrap();
-    assert_eq!(pos.uci(ranked[0].mv), "a1a8");
-    assert_eq!(ranked[0].dtz.0, 1);
-    assert_eq!(ranked[0].wdl, Wdl::Win);
-    assert!(ranked.windows(2).all(|w| w[0].rank >= w[1].rank));
-    // Hanging the rook draws: such moves rank below every win.
-    let pos = position("8/8/8/3k4/8/8/8/K3R3 w - - 0 1");
-    let ranked = tables.rank_root_moves(&pos, true).unwrap();
-    let hang = ranked.iter().position(|r| pos.uci(r.mv) == "e1e4").unwrap();
-    assert_eq!(ranked[hang].wdl, Wdl::Draw);
-    assert!(ranked[..hang].iter().all(|r| r.wdl == Wdl::Win));
-    assert!(ranked[0].dtz.0 > 1 && ranked[0].dtz.0 < 40, "{:?}", ranked[0]);
-}

@@ -6,7 +6,7 @@ The ferz-syzygy test `oracle` compares its own prober against every line.
 
 Usage: scripts/syzygy-oracle.py TABLE_DIR OUTPUT [--positions N] [--seed S]
 
-Output lines: `FEN;WDL;DTZ` (WDL in -2..2, DTZ as python-chess reports it). Positions have no
+Output lines: `FEN;WDL;DTZ`: a few hand-picked positions, then N random ones (WDL in -2..2, DTZ as python-chess reports it). Positions have no
 castling rights (tables do not cover them); about one in twenty has a legal en passant capture,
 the case the probing code treats specially.
 """
@@ -17,6 +17,18 @@ import sys
 
 import chess
 import chess.syzygy
+
+# Positions random placement rarely gives: checkmate, stalemate, mate in one, en passant as
+# the only capture, bare kings. Written first, before the random ones.
+SPECIAL = [
+    "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1",
+    "k7/8/1QK5/8/8/8/8/8 b - - 0 1",
+    "7k/5Q2/6K1/8/8/8/8/8 w - - 0 1",
+    "8/8/8/8/Pp6/8/8/K1k5 b - a3 0 1",
+    "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+    "7k/8/6KP/8/8/8/8/8 b - - 0 1",
+    "8/8/8/8/8/5k2/6q1/7K w - - 0 1",
+]
 
 ROLES = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT, "P": chess.PAWN}
 
@@ -90,7 +102,11 @@ def main():
     lines = []
     seen = set()
     with chess.syzygy.open_tablebase(args.table_dir) as tables:
-        while len(lines) < args.positions:
+        for fen in SPECIAL:
+            board = chess.Board(fen)
+            seen.add(board.fen())
+            lines.append(f"{board.fen()};{tables.probe_wdl(board)};{tables.probe_dtz(board)}")
+        while len(lines) < len(SPECIAL) + args.positions:
             if len(lines) % 20 == 0 and pawn_pairs:
                 white, black = rng.choice(pawn_pairs)
                 board = en_passant_position(rng, white, black)

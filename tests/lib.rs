@@ -106,13 +106,21 @@ impl UciProcess {
     /// # Panics
     /// If the process cannot be started.
     pub fn start(args: &[&str]) -> UciProcess {
-        let mut child = Command::new(ferz_binary())
+        UciProcess::start_program(&ferz_binary(), args)
+    }
+
+    /// Starts another UCI engine, `program` with `args` (Stockfish as an opponent).
+    ///
+    /// # Panics
+    /// If the process cannot be started.
+    pub fn start_program(program: &std::path::Path, args: &[&str]) -> UciProcess {
+        let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start ferz");
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
         let stdout = child.stdout.take().expect("piped stdout");
         let (sender, lines) = std::sync::mpsc::channel();
         std::thread::spawn(move || {

@@ -7,4 +7,5 @@ mod perft_cli;
 mod pychess;
 mod readme_examples;
 mod selfplay_cli;
+mod syzygy;
 mod uci;

@@ -27,6 +27,7 @@ mod params;
 pub mod score;
 mod search;
 pub mod see;
+pub mod tablebase;
 mod time;
 pub mod tt;
 pub mod uci;
@@ -40,6 +41,7 @@ pub use limits::SearchLimits;
 pub use score::Score;
 pub use search::MAX_PLY;
 use search::{SharedSearch, Worker};
+use tablebase::{RootTb, SyzygyOptions, TbSearch};
 pub use time::{SearchProgress, TimeBudget};
 pub use tt::Bound;
 use tt::TranspositionTable;
@@ -57,6 +59,8 @@ pub struct EngineOptions {
     pub move_overhead: Duration,
     /// Whether to report win/draw/loss estimates.
     pub show_wdl: bool,
+    /// Syzygy endgame tablebases.
+    pub syzygy: SyzygyOptions,
 }
 
 impl Default for EngineOptions {
@@ -67,6 +71,7 @@ impl Default for EngineOptions {
             multi_pv: 1,
             move_overhead: Duration::from_millis(10),
             show_wdl: false,
+            syzygy: SyzygyOptions::default(),
         }
     }
 }
@@ -103,6 +108,8 @@ pub struct SearchInfo {
     pub hashfull: u32,
     /// Time since the search started.
     pub time: Duration,
+    /// Tablebase probes that gave a result (root ranking included); `None` without tables.
+    pub tbhits: Option<u64>,
     /// The line, starting with its first move.
     pub pv: Vec<Move>,
 }
@@ -180,6 +187,28 @@ impl Engine {
         self.options.show_wdl = show;
     }
 
+    /// Opens the Syzygy tables in `path` (directories separated like `PATH`; empty or
+    /// `<empty>` turns them off). Returns a summary, or why the tables cannot be used (then
+    /// none are used).
+    pub fn set_syzygy_path(&mut self, path: &str) -> Result<String, String> {
+        self.options.syzygy.set_path(path)
+    }
+
+    /// Interior nodes with as many pieces as the largest table are probed from this depth.
+    pub fn set_syzygy_probe_depth(&mut self, depth: i32) {
+        self.options.syzygy.probe_depth = depth.max(1);
+    }
+
+    /// Whether the 50-move rule turns cursed wins and blessed losses into draws.
+    pub fn set_syzygy_rule50(&mut self, on: bool) {
+        self.options.syzygy.rule50 = on;
+    }
+
+    /// Probe positions with at most this many pieces.
+    pub fn set_syzygy_probe_limit(&mut self, pieces: u32) {
+        self.options.syzygy.probe_limit = pieces;
+    }
+
     /// Forgets everything learnt: hash table and move-ordering statistics (a new game).
     pub fn clear(&mut self) {
         self.tt.clear();
@@ -233,6 +262,12 @@ impl Engine {
                 wdl: score::wdl(score),
             };
         }
+        // A root in the tablebases: search only the moves that keep the best result.
+        let root_tb = RootTb::rank(&self.options.syzygy, &root, &moves);
+        if let Some(tb) = &root_tb {
+            moves.clone_from(&tb.moves);
+        }
+        let tb_search = TbSearch::new(&self.options.syzygy, root_tb.as_ref(), &root);
         self.tt.new_search();
         let multi_pv = self.options.multi_pv.min(moves.len()).max(1);
         let stop = AtomicBool::new(false);
@@ -248,6 +283,7 @@ impl Engine {
             infinite: limits.infinite,
             pondering: limits.ponder,
             node_limit: limits.nodes,
+            tb: &tb_search,
         };
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
         let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
@@ -297,7 +333,7 @@ impl Engine {
                 }
                 main.complete_iteration(depth);
                 let elapsed = start.elapsed();
-                report(main, &shared, multi_pv, depth, elapsed, show_wdl, info);
+                report(main, &shared, multi_pv, depth, elapsed, show_wdl, root_tb.as_ref(), info);
 
                 let best = main.root_moves[0].clone();
                 if last_best.is_some_and(|m| m != best.mv) {
@@ -331,18 +367,24 @@ impl Engine {
 
         // Lazy SMP: a helper that completed a deeper iteration than the main thread has the
         // better-informed move (single-PV searches only; helpers search one line).
-        let chosen =
-            match helpers.iter().filter(|h| h.completed_depth > main.completed_depth).max_by_key(|h| h.completed_depth)
-            {
-                Some(helper) if multi_pv == 1 => {
-                    report(helper, &shared, 1, helper.completed_depth, start.elapsed(), show_wdl, info);
-                    helper
-                }
-                _ => &*main,
-            };
+        let chosen = match helpers
+            .iter()
+            .filter(|h| h.completed_depth > main.completed_depth)
+            .max_by_key(|h| h.completed_depth)
+        {
+            Some(helper) if multi_pv == 1 => {
+                report(helper, &shared, 1, helper.completed_depth, start.elapsed(), show_wdl, root_tb.as_ref(), info);
+                helper
+            }
+            _ => &*main,
+        };
         let best = &chosen.root_moves[0];
         // Stopped before the first move was searched (a tiny time budget): no score is known.
-        let score = if best.score == -score::INFINITY { Score::Cp(0) } else { Score::from_internal(best.score) };
+        let score = if best.score == -score::INFINITY {
+            root_tb.as_ref().map_or(Score::Cp(0), |tb| Score::from_internal(tb.score()))
+        } else {
+            Score::from_internal(tablebase::root_score(best.score, root_tb.as_ref()))
+        };
         SearchResult {
             best: Some(best.mv),
             ponder: best.pv.get(1).copied(),
@@ -376,6 +418,7 @@ fn wait_for_stop(limits: &SearchLimits, signals: &Signals) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn report(
     main: &Worker,
     shared: &SharedSearch<'_>,
@@ -383,6 +426,7 @@ fn report(
     depth: i32,
     elapsed: Duration,
     show_wdl: bool,
+    root_tb: Option<&RootTb>,
     info: &mut dyn FnMut(&SearchInfo),
 ) {
     let nodes = shared.nodes.load(Ordering::Relaxed).max(main.nodes);
@@ -392,7 +436,7 @@ fn report(
         if line.score == -score::INFINITY {
             continue;
         }
-        let score = Score::from_internal(line.score);
+        let score = Score::from_internal(tablebase::root_score(line.score, root_tb));
         info(&SearchInfo {
             depth: depth as u32,
             seldepth: line.seldepth.max(1) as u32,
@@ -404,6 +448,7 @@ fn report(
             nps,
             hashfull,
             time: elapsed,
+            tbhits: shared.tb.hits(),
             pv: line.pv.clone(),
         });
     }

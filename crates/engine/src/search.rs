@@ -13,6 +13,7 @@ use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_
 use crate::params::*;
 use crate::score::{INFINITY, MATE_BOUND, from_tt, is_mate, mate_in, mated_in, to_tt};
 use crate::see::see_ge;
+use crate::tablebase::TbSearch;
 use crate::time::TimeBudget;
 use crate::tt::{Bound, TranspositionTable, TtEntry};
 
@@ -50,6 +51,8 @@ pub struct SharedSearch<'a> {
     pub pondering: bool,
     /// Stop after this many nodes (per thread; exact for single-threaded searches).
     pub node_limit: Option<u64>,
+    /// Syzygy tablebase probing.
+    pub tb: &'a TbSearch<'a>,
 }
 
 impl SharedSearch<'_> {
@@ -430,6 +433,12 @@ impl Worker {
         if let Some(score) = tt_entry
             .filter(|e| !PV && e.depth >= depth && !near_move_rule)
             .and_then(|e| tt_cutoff(&e, ply, alpha, beta))
+        {
+            return score;
+        }
+        // Endgame tablebases (see `tablebase.rs`).
+        if excluded.is_none()
+            && let Some(score) = shared.tb.probe(pos, depth, alpha, beta, ply, shared.tt)
         {
             return score;
         }

@@ -126,6 +126,10 @@ impl Session {
             "option name UCI_Chess960 type check default false".to_owned(),
             "option name UCI_Variant type combo default chess var chess var shatranj".to_owned(),
             "option name UCI_ShowWDL type check default false".to_owned(),
+            "option name SyzygyPath type string default <empty>".to_owned(),
+            "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_owned(),
+            "option name Syzygy50MoveRule type check default true".to_owned(),
+            "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_owned(),
             "uciok".to_owned(),
         ];
         for line in lines {
@@ -164,6 +168,14 @@ impl Session {
             }
             "uci_chess960" => parse_bool().map(|on| self.chess960 = on).is_some(),
             "uci_showwdl" => parse_bool().map(|on| engine.set_show_wdl(on)).is_some(),
+            "syzygypath" => {
+                // Opening reports what was found, or why nothing is used.
+                let message = engine.set_syzygy_path(value).unwrap_or_else(|error| error);
+                return self.info_string(&message);
+            }
+            "syzygyprobedepth" => parse_number(100).map(|d| engine.set_syzygy_probe_depth(d.max(1) as i32)).is_some(),
+            "syzygy50moverule" => parse_bool().map(|on| engine.set_syzygy_rule50(on)).is_some(),
+            "syzygyprobelimit" => parse_number(7).map(|n| engine.set_syzygy_probe_limit(n as u32)).is_some(),
             "uci_variant" => match Variant::from_str(value) {
                 Ok(Variant::Shatranj) => {
                     self.uci_variant = Variant::Shatranj;
@@ -376,13 +388,11 @@ pub fn format_info(position: &Position, info: &SearchInfo) -> String {
     if let Some((w, d, l)) = info.wdl {
         line.push_str(&format!(" wdl {w} {d} {l}"));
     }
-    line.push_str(&format!(
-        " nodes {} nps {} hashfull {} time {} pv",
-        info.nodes,
-        info.nps,
-        info.hashfull,
-        info.time.as_millis()
-    ));
+    line.push_str(&format!(" nodes {} nps {} hashfull {}", info.nodes, info.nps, info.hashfull));
+    if let Some(hits) = info.tbhits {
+        line.push_str(&format!(" tbhits {hits}"));
+    }
+    line.push_str(&format!(" time {} pv", info.time.as_millis()));
     let mut pos = *position;
     for &m in &info.pv {
         line.push(' ');

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use ferz_lichess::Platform;
+use ferz_settings::check;
 use serde::{Deserialize, Serialize};
 
 /// Everything the bot needs to know besides the token.
@@ -454,9 +455,8 @@ impl Default for PgnConfig {
     }
 }
 
-/// A setting with a value the bot cannot use: the same error type as the self-play settings,
-/// so that every settings file reports a bad value the same way.
-pub use ferz_selfplay::config::InvalidSetting;
+/// A setting with a value the bot cannot use: the error of every ferz settings file.
+pub use ferz_settings::InvalidSetting;
 
 /// Variant keys a challenge or a game may carry that the bot can play.
 pub const PLAYABLE_VARIANTS: [&str; 4] = ["standard", "chess960", "fromPosition", "shatranj"];
@@ -484,8 +484,6 @@ impl BotConfig {
     /// # Errors
     /// The first setting the bot cannot use, with what to change.
     pub fn validate(&self) -> Result<(), InvalidSetting> {
-        let check =
-            |ok: bool, key, value: String, reason| if ok { Ok(()) } else { Err(InvalidSetting { key, value, reason }) };
         self.lichess.platform()?;
         let url = &self.lichess.url;
         check(
@@ -494,8 +492,8 @@ impl BotConfig {
             url.clone(),
             "use an http:// or https:// address",
         )?;
-        check(self.lichess.stream_idle_s >= 1, "lichess.stream_idle_s", "0".into(), "use at least 1 second")?;
-        check(self.lichess.request_timeout_s >= 1, "lichess.request_timeout_s", "0".into(), "use at least 1 second")?;
+        check(self.lichess.stream_idle_s >= 1, "lichess.stream_idle_s", "0", "use at least 1 second")?;
+        check(self.lichess.request_timeout_s >= 1, "lichess.request_timeout_s", "0", "use at least 1 second")?;
         let e = &self.engine;
         check((1..=65_536).contains(&e.hash_mb), "engine.hash_mb", e.hash_mb.to_string(), "use 1 to 65536 MiB")?;
         check((1..=256).contains(&e.threads), "engine.threads", e.threads.to_string(), "use 1 to 256 threads")?;
@@ -511,7 +509,7 @@ impl BotConfig {
             e.move_overhead_ms.to_string(),
             "use 0 to 10000 ms",
         )?;
-        check(e.correspondence_move_s >= 1, "engine.correspondence_move_s", "0".into(), "use at least 1 second")?;
+        check(e.correspondence_move_s >= 1, "engine.correspondence_move_s", "0", "use at least 1 second")?;
         let c = &self.challenge;
         check((1..=256).contains(&c.concurrency), "challenge.concurrency", c.concurrency.to_string(), "use 1 to 256")?;
         let tables = [
@@ -599,7 +597,7 @@ impl BotConfig {
         check(
             platform != Platform::PyChess || p.casual,
             "challenge.casual",
-            "false".into(),
+            "false",
             "PyChess creates every BOT challenge unrated: keep casual = true there",
         )?;
         check(
@@ -608,8 +606,8 @@ impl BotConfig {
             c.min_rating.to_string(),
             "must not exceed max_rating",
         )?;
-        check(c.max_games_per_opponent >= 1, "challenge.max_games_per_opponent", "0".into(), "use at least 1")?;
-        check(self.draw.offer_moves >= 1, "draw.offer_moves", "0".into(), "use at least 1 (or offer = false)")?;
+        check(c.max_games_per_opponent >= 1, "challenge.max_games_per_opponent", "0", "use at least 1")?;
+        check(self.draw.offer_moves >= 1, "draw.offer_moves", "0", "use at least 1 (or offer = false)")?;
         check(
             self.draw.accept_score_cp >= 0,
             "draw.accept_score_cp",
@@ -622,7 +620,7 @@ impl BotConfig {
             self.draw.offer_score_cp.to_string(),
             "use 0 or more",
         )?;
-        check(self.resign.moves >= 1, "resign.moves", "0".into(), "use at least 1 (or enabled = false)")?;
+        check(self.resign.moves >= 1, "resign.moves", "0", "use at least 1 (or enabled = false)")?;
         check(
             self.resign.score_cp < 0,
             "resign.score_cp",
@@ -645,7 +643,7 @@ impl BotConfig {
         check(
             !m.enabled || (!m.time_controls.is_empty() && !m.variants.is_empty()),
             "matchmaking",
-            "enabled".into(),
+            "enabled",
             "give at least one time control and one variant",
         )?;
         check(

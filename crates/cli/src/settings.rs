@@ -56,6 +56,7 @@ mod tests {
 
     #[test]
     fn a_platform_table_in_a_file_and_the_platform_from_the_environment() {
+        use ferz_bot::config::{Speed, Variant};
         use ferz_lichess::Platform;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.toml");
@@ -67,13 +68,19 @@ mod tests {
         ]);
         let (config, _): (ferz_bot::BotConfig, _) = load(Some(&path), Path::new("x"), &env).unwrap();
         config.validate().unwrap();
-        assert_eq!(config.lichess.platform().unwrap(), Platform::PyChess);
+        assert_eq!(config.lichess.platform, Platform::PyChess);
         let policy = config.challenge.for_platform(Platform::PyChess);
-        assert_eq!((policy.speeds, policy.max_base_s), (vec!["rapid".to_owned()], 1200));
-        assert_eq!(policy.variants, ["standard", "chess960", "shatranj"]);
+        assert_eq!((policy.speeds, policy.max_base_s), (vec![Speed::Rapid], 1200));
+        assert_eq!(policy.variants, [Variant::Standard, Variant::Chess960, Variant::Shatranj]);
         std::fs::write(&path, "[challenge.pychess]\nvariant = [\"shatranj\"]\n").unwrap();
         let err = load::<ferz_bot::BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string();
         assert!(err.contains("unknown field `variant`") && err.contains("bot.toml"), "{err}");
+        let env = HashMap::from([("FERZ__LICHESS__PLATFORM".to_owned(), "chesscom".to_owned())]);
+        let err = load::<ferz_bot::BotConfig>(None, Path::new("x"), &env).unwrap_err().to_string();
+        assert!(
+            err.contains("FERZ__LICHESS__PLATFORM") && err.contains("lichess.platform: unknown platform `chesscom`"),
+            "{err}"
+        );
     }
 
     #[test]

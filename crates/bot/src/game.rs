@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::book::Book;
-use crate::clock::{Clocks, engine_options, search_limits};
+use crate::clock::{Clocks, NO_CLOCK_MS, engine_options, search_limits};
 use crate::config::BotConfig;
 use crate::decisions::{Decisions, centipawns};
 use crate::record::{GameLog, LoggedMove, result_text};
@@ -63,8 +63,6 @@ pub struct GameSummary {
 const MAX_STREAM_FAILURES: u32 = 30;
 /// Move requests the server may reject at one ply before we give the game up.
 const MAX_REJECTIONS: u32 = 3;
-/// The clock value servers send for "no clock" (`Int.MaxValue` ms).
-const NO_CLOCK_MS: i64 = 2_147_483_647;
 /// How far from zero a clock may still read when a PyChess game ends for it to count as a
 /// flag fall: our reading of the clock lags the server's by the network delay.
 const FLAG_SLACK_MS: i64 = 500;

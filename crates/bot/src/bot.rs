@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ferz_lichess::models::User;
 use ferz_lichess::{
-    Backoff, Challenge, Client, ClientConfig, DeclineReason, Event, Platform, RetryPolicy, StreamItem, Token,
+    Backoff, Challenge, Client, ClientConfig, DeclineReason, Endpoint, Event, Platform, RetryPolicy, StreamItem, Token,
 };
 use futures_util::StreamExt;
 use tokio::sync::watch;
@@ -75,7 +75,7 @@ pub fn client_config(config: &BotConfig, token: Token, platform: Platform) -> Cl
 /// `require_bot`) when the account is not a BOT account.
 pub async fn connect(config: &BotConfig, token: Token, require_bot: bool) -> Result<(Client, User), BotError> {
     config.validate()?;
-    let platform = config.lichess.platform()?;
+    let platform = config.lichess.platform;
     let token_page = token_url(config, platform);
     if token.is_empty() {
         return Err(BotError::Token(format!(
@@ -139,8 +139,10 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let mut config = config;
     // From here on `[challenge]` is the policy of this platform, its table applied.
     config.challenge = config.challenge.for_platform(platform);
-    tracing::info!(variants = ?config.challenge.variants, speeds = ?config.challenge.speeds, "challenge policy");
-    if platform == Platform::PyChess && config.matchmaking.enabled {
+    let variants: Vec<&str> = config.challenge.variants.iter().map(|v| v.key()).collect();
+    let speeds: Vec<&str> = config.challenge.speeds.iter().map(|s| s.as_str()).collect();
+    tracing::info!(variants = ?variants, speeds = ?speeds, "challenge policy");
+    if !platform.supports(Endpoint::CreateChallenge) && config.matchmaking.enabled {
         tracing::warn!(
             "matchmaking is not available on PyChess (BOT accounts cannot create challenges there); it stays off: players challenge the bot from the PyChess lobby"
         );

@@ -5,10 +5,10 @@
 //! the challenger: who may challenge (lists, then bots or humans), the variant, the time control,
 //! rated or casual, the rating, and finally the load (games against this opponent, free slots).
 
-use ferz_lichess::models::{Speed, TimeControl};
+use ferz_lichess::models::{self, TimeControl};
 use ferz_lichess::{Challenge, DeclineReason};
 
-use crate::config::{ChallengeConfig, SPEEDS};
+use crate::config::{ChallengeConfig, Speed, Variant};
 
 /// What to do with a challenge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,18 +46,6 @@ pub fn variant_key(challenge: &Challenge) -> String {
     }
 }
 
-/// The Lichess speed of a clock (`estimated = base + 40 × increment`).
-#[must_use]
-pub fn speed_of_clock(base_s: i64, increment_s: i64) -> &'static str {
-    match base_s + 40 * increment_s {
-        ..30 => "ultraBullet",
-        30..180 => "bullet",
-        180..480 => "blitz",
-        480..1500 => "rapid",
-        _ => "classical",
-    }
-}
-
 /// Decides on a challenge addressed to us.
 #[must_use]
 pub fn judge(challenge: &Challenge, config: &ChallengeConfig, load: Load) -> Verdict {
@@ -87,9 +75,9 @@ fn check_rules(challenge: &Challenge, config: &ChallengeConfig) -> Result<(), De
     if !user.is_bot() && !config.humans {
         return Err(DeclineReason::OnlyBot);
     }
-    let variant = variant_key(challenge);
-    if !config.variants.contains(&variant) {
-        let only_standard = config.variants.iter().all(|v| v == "standard");
+    let variant = Variant::from_key(&variant_key(challenge));
+    if !variant.is_some_and(|v| config.variants.contains(&v)) {
+        let only_standard = config.variants.iter().all(|&v| v == Variant::Standard);
         return Err(if only_standard { DeclineReason::Standard } else { DeclineReason::Variant });
     }
     check_time_control(challenge, config)?;
@@ -119,17 +107,17 @@ fn check_time_control(challenge: &Challenge, config: &ChallengeConfig) -> Result
     };
     // The server's speed when it sent one (it knows its own thresholds), else our estimate.
     let speed = match &challenge.speed {
-        Some(Speed::Correspondence) => return if config.correspondence { Ok(()) } else { Err(DeclineReason::TooSlow) },
-        Some(speed) if SPEEDS.contains(&speed.as_str()) => speed.as_str().to_owned(),
-        _ => speed_of_clock(base, increment).to_owned(),
+        Some(models::Speed::Correspondence) => {
+            return if config.correspondence { Ok(()) } else { Err(DeclineReason::TooSlow) };
+        }
+        Some(speed) => Speed::from_name(speed.as_str()).unwrap_or_else(|| Speed::of_clock(base, increment)),
+        None => Speed::of_clock(base, increment),
     };
     if !config.speeds.contains(&speed) {
-        let rank = |s: &str| SPEEDS.iter().position(|x| *x == s).unwrap_or(0);
-        let mine = rank(&speed);
-        let accepted: Vec<usize> = config.speeds.iter().map(|s| rank(s)).collect();
-        return Err(if accepted.iter().all(|&r| r > mine) {
+        // Speeds are ordered fastest first.
+        return Err(if config.speeds.iter().all(|&s| s > speed) {
             DeclineReason::TooFast
-        } else if accepted.iter().all(|&r| r < mine) {
+        } else if config.speeds.iter().all(|&s| s < speed) {
             DeclineReason::TooSlow
         } else {
             DeclineReason::TimeControl
@@ -192,16 +180,16 @@ mod tests {
 
         let atomic = json!({"variant": {"key": "atomic"}});
         assert_eq!(verdict(atomic.clone(), &config), declined(DeclineReason::Variant));
-        let standard_only = ChallengeConfig { variants: vec!["standard".into()], ..config.clone() };
+        let standard_only = ChallengeConfig { variants: vec![Variant::Standard], ..config.clone() };
         assert_eq!(verdict(atomic, &standard_only), declined(DeclineReason::Standard));
 
         let bullet = json!({"speed": "bullet", "timeControl": {"type": "clock", "limit": 60, "increment": 0}});
         let ultra = json!({"speed": "ultraBullet", "timeControl": {"type": "clock", "limit": 15, "increment": 0}});
         let classical = json!({"speed": "classical", "timeControl": {"type": "clock", "limit": 1800, "increment": 0}});
-        let blitz_rapid = ChallengeConfig { speeds: vec!["blitz".into(), "rapid".into()], ..config.clone() };
+        let blitz_rapid = ChallengeConfig { speeds: vec![Speed::Blitz, Speed::Rapid], ..config.clone() };
         assert_eq!(verdict(bullet.clone(), &blitz_rapid), declined(DeclineReason::TooFast));
         assert_eq!(verdict(classical, &blitz_rapid), declined(DeclineReason::TooSlow));
-        let gap = ChallengeConfig { speeds: vec!["ultraBullet".into(), "blitz".into()], ..config.clone() };
+        let gap = ChallengeConfig { speeds: vec![Speed::UltraBullet, Speed::Blitz], ..config.clone() };
         assert_eq!(verdict(bullet, &gap), declined(DeclineReason::TimeControl));
         assert_eq!(verdict(ultra, &config), declined(DeclineReason::TooFast));
         let short_inc = ChallengeConfig { max_increment_s: 2, ..config.clone() };
@@ -233,10 +221,10 @@ mod tests {
     #[test]
     fn the_first_failing_rule_wins() {
         // A bot, in a variant we do not play, too fast, rated: the bot rule comes first.
-        let config = ChallengeConfig { bots: false, rated: false, speeds: vec!["rapid".into()], ..Default::default() };
+        let config = ChallengeConfig { bots: false, rated: false, speeds: vec![Speed::Rapid], ..Default::default() };
         let all_wrong = json!({"challenger": {"name": "X", "title": "BOT"}, "variant": {"key": "atomic"}});
         assert_eq!(verdict(all_wrong, &config), declined(DeclineReason::NoBot));
-        let config = ChallengeConfig { rated: false, speeds: vec!["rapid".into()], ..Default::default() };
+        let config = ChallengeConfig { rated: false, speeds: vec![Speed::Rapid], ..Default::default() };
         assert_eq!(verdict(json!({}), &config), declined(DeclineReason::TooFast));
     }
 
@@ -272,7 +260,7 @@ mod tests {
             "timeControl": {"type": "clock", "limit": limit, "increment": increment},
             "color": "random",
             "finalColor": "white",
-            "speed": speed_of_clock(limit, increment),
+            "speed": Speed::of_clock(limit, increment).as_str(),
             "perf": {"name": variant},
             "level": 0,
             "chess960": chess960
@@ -296,8 +284,8 @@ mod tests {
         // Shatranj only, and only slow games, on PyChess; Lichess keeps the [challenge] keys.
         let config = ChallengeConfig {
             pychess: PlatformChallenge {
-                variants: Some(vec!["shatranj".into()]),
-                speeds: Some(vec!["rapid".into(), "classical".into()]),
+                variants: Some(vec![Variant::Shatranj]),
+                speeds: Some(vec![Speed::Rapid, Speed::Classical]),
                 max_increment_s: Some(10),
                 ..PlatformChallenge::default()
             },
@@ -330,13 +318,11 @@ mod tests {
         let mut config = ChallengeConfig::default();
         let shatranj = json!({"variant": {"key": "shatranj"}, "speed": null});
         assert_eq!(verdict(shatranj.clone(), &config), declined(DeclineReason::Variant));
-        config.variants.push("shatranj".into());
+        config.variants.push(Variant::Shatranj);
         assert_eq!(verdict(shatranj, &config), Verdict::Accept);
-        assert_eq!(speed_of_clock(60, 0), "bullet");
-        assert_eq!(speed_of_clock(120, 1), "bullet");
-        assert_eq!(speed_of_clock(180, 0), "blitz");
-        assert_eq!(speed_of_clock(15, 0), "ultraBullet");
-        assert_eq!(speed_of_clock(600, 5), "rapid");
-        assert_eq!(speed_of_clock(1800, 20), "classical");
+        // Without the server's speed, the clock decides: 600+5 is rapid.
+        config.speeds = vec![Speed::Blitz];
+        let rapid = json!({"speed": null, "timeControl": {"type": "clock", "limit": 600, "increment": 5}});
+        assert_eq!(verdict(rapid, &config), declined(DeclineReason::TooSlow));
     }
 }

@@ -7,8 +7,9 @@ use ferz_engine::SearchLimits;
 
 use crate::config::EngineConfig;
 
-/// Lichess's "no clock" time (`2147483647` ms): unlimited and correspondence games.
-const NO_CLOCK_MS: i64 = i32::MAX as i64;
+/// The clock servers send for "no clock" (`Int.MaxValue`, 2147483647 ms): unlimited and
+/// correspondence games.
+pub const NO_CLOCK_MS: i64 = i32::MAX as i64;
 
 /// The clocks of a `gameState`, in ms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,22 @@
 //! The bot's settings: what `config/bot.toml` holds, with its defaults.
 //!
-//! Every section rejects unknown keys, so a typo fails at start instead of being ignored, and
-//! [`BotConfig::validate`] checks the values once, with messages that name the key. The token
-//! is deliberately not a setting: it comes from the environment only (`LICHESS_BOT_TOKEN`).
+//! Every section rejects unknown keys, and names (the platform, variants, speeds, time
+//! controls) are typed ([`values`], [`Platform`]), so a typo fails while the file is read,
+//! with the key. [`BotConfig::validate`] then checks ranges and rules between keys once, with
+//! messages that name the key. The token is deliberately not a setting: it comes from the
+//! environment only (`LICHESS_BOT_TOKEN`).
 
 use std::path::PathBuf;
 
 use ferz_lichess::Platform;
+use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
+
+pub mod values;
+
+/// A setting with a value the bot cannot use: the error of every ferz settings file.
+pub use ferz_settings::InvalidSetting;
+pub use values::{Speed, TimeControl, Variant};
 
 /// Everything the bot needs to know besides the token.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -41,8 +50,8 @@ pub struct BotConfig {
 pub struct LichessConfig {
     /// Server root: `https://lichess.org`, or `https://www.pychess.org` with `platform = "pychess"`.
     pub url: String,
-    /// `lichess` or `pychess`.
-    pub platform: String,
+    /// `lichess` or `pychess`: the API dialect.
+    pub platform: Platform,
     /// Seconds without a byte after which a stream counts as dead and is reopened (the server
     /// sends a keep-alive every 6–7 s).
     pub stream_idle_s: u64,
@@ -54,23 +63,9 @@ impl Default for LichessConfig {
     fn default() -> LichessConfig {
         LichessConfig {
             url: "https://lichess.org".to_owned(),
-            platform: "lichess".to_owned(),
+            platform: Platform::Lichess,
             stream_idle_s: 20,
             request_timeout_s: 10,
-        }
-    }
-}
-
-impl LichessConfig {
-    /// The platform named by `platform`.
-    ///
-    /// # Errors
-    /// The name, when it is neither `lichess` nor `pychess`.
-    pub fn platform(&self) -> Result<Platform, InvalidSetting> {
-        match self.platform.as_str() {
-            "lichess" => Ok(Platform::Lichess),
-            "pychess" => Ok(Platform::PyChess),
-            other => Err(InvalidSetting::new("lichess.platform", other, "use \"lichess\" or \"pychess\"")),
         }
     }
 }
@@ -134,10 +129,10 @@ pub struct ChallengeConfig {
     /// Challenges that arrive while every slot is busy wait for a slot, up to this many; the
     /// rest are declined with `later`.
     pub max_waiting: usize,
-    /// Variant keys: `standard`, `chess960`, `fromPosition` (and `shatranj` on PyChess).
-    pub variants: Vec<String>,
+    /// Variants: `standard`, `chess960`, `fromPosition` (and `shatranj` on PyChess).
+    pub variants: Vec<Variant>,
     /// Speeds: `ultraBullet`, `bullet`, `blitz`, `rapid`, `classical`.
-    pub speeds: Vec<String>,
+    pub speeds: Vec<Speed>,
     /// Shortest initial time, seconds.
     pub min_base_s: u64,
     /// Longest initial time, seconds.
@@ -178,12 +173,12 @@ pub struct ChallengeConfig {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlatformChallenge {
-    /// Variant keys (PyChess's `chess` is accepted for `standard`).
+    /// Variants (PyChess's `chess` is accepted for `standard`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub variants: Option<Vec<String>>,
+    pub variants: Option<Vec<Variant>>,
     /// Speeds.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub speeds: Option<Vec<String>>,
+    pub speeds: Option<Vec<Speed>>,
     /// Shortest initial time, seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_base_s: Option<u64>,
@@ -202,24 +197,29 @@ pub struct PlatformChallenge {
 }
 
 /// What the bot plays on PyChess unless `[challenge.pychess] variants` says otherwise.
-pub const PYCHESS_VARIANTS: [&str; 3] = ["chess", "chess960", "shatranj"];
+pub const PYCHESS_VARIANTS: [Variant; 3] = [Variant::Standard, Variant::Chess960, Variant::Shatranj];
 
 impl ChallengeConfig {
-    /// The policy on `platform`: the `[challenge]` keys with that platform's table applied.
-    /// Variant names come out as the bot's keys (PyChess's `chess` becomes `standard`).
+    /// The table of `platform`: `[challenge.lichess]` or `[challenge.pychess]`.
     #[must_use]
-    pub fn for_platform(&self, platform: Platform) -> ChallengeConfig {
-        let table = match platform {
+    pub fn table(&self, platform: Platform) -> &PlatformChallenge {
+        match platform {
             Platform::Lichess => &self.lichess,
             Platform::PyChess => &self.pychess,
-        };
+        }
+    }
+
+    /// The policy on `platform`: the `[challenge]` keys with that platform's table applied.
+    #[must_use]
+    pub fn for_platform(&self, platform: Platform) -> ChallengeConfig {
+        let table = self.table(platform);
         let mut policy = self.clone();
         policy.variants = match (&table.variants, platform) {
             (Some(list), _) => list.clone(),
-            (None, Platform::PyChess) => PYCHESS_VARIANTS.map(str::to_owned).to_vec(),
+            (None, Platform::PyChess) => PYCHESS_VARIANTS.to_vec(),
             (None, Platform::Lichess) => self.variants.clone(),
         };
-        policy.variants = policy.variants.iter().map(|v| canonical_variant(v).to_owned()).collect();
+        // `chess` and `standard` side by side are one variant.
         policy.variants.dedup();
         if let Some(speeds) = &table.speeds {
             policy.speeds = speeds.clone();
@@ -238,21 +238,8 @@ impl ChallengeConfig {
     #[must_use]
     pub fn pychess_capabilities(&self) -> Vec<String> {
         let policy = self.for_platform(Platform::PyChess);
-        policy
-            .variants
-            .iter()
-            .filter_map(|v| match v.as_str() {
-                "standard" => Some("chess".to_owned()),
-                "chess960" | "shatranj" => Some(v.clone()),
-                _ => None,
-            })
-            .collect()
+        policy.variants.iter().filter_map(|v| v.pychess_name()).map(str::to_owned).collect()
     }
-}
-
-/// The bot's key of a variant name: PyChess's `chess` is `standard`.
-fn canonical_variant(name: &str) -> &str {
-    if name == "chess" { "standard" } else { name }
 }
 
 impl Default for ChallengeConfig {
@@ -260,8 +247,8 @@ impl Default for ChallengeConfig {
         ChallengeConfig {
             concurrency: 1,
             max_waiting: 2,
-            variants: vec!["standard".into(), "chess960".into(), "fromPosition".into()],
-            speeds: vec!["bullet".into(), "blitz".into(), "rapid".into(), "classical".into()],
+            variants: vec![Variant::Standard, Variant::Chess960, Variant::FromPosition],
+            speeds: vec![Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical],
             min_base_s: 0,
             max_base_s: 10_800,
             min_increment_s: 0,
@@ -277,10 +264,7 @@ impl Default for ChallengeConfig {
             max_rating: 4000,
             max_games_per_opponent: 1,
             lichess: PlatformChallenge::default(),
-            pychess: PlatformChallenge {
-                variants: Some(PYCHESS_VARIANTS.map(str::to_owned).to_vec()),
-                ..PlatformChallenge::default()
-            },
+            pychess: PlatformChallenge { variants: Some(PYCHESS_VARIANTS.to_vec()), ..PlatformChallenge::default() },
         }
     }
 }
@@ -396,9 +380,9 @@ pub struct MatchmakingConfig {
     pub idle_s: u64,
     /// Time controls as `seconds+increment` (Lichess allows 0, 15, 30, 45, 60, 90 and multiples
     /// of 60 up to 10800 seconds, and increments up to 60).
-    pub time_controls: Vec<String>,
-    /// Variant keys to challenge in: `standard`, `chess960`.
-    pub variants: Vec<String>,
+    pub time_controls: Vec<TimeControl>,
+    /// Variants to challenge in: `standard`, `chess960`.
+    pub variants: Vec<Variant>,
     /// Rated challenges (else casual).
     pub rated: bool,
     /// Lowest opponent rating in the challenge's speed.
@@ -422,8 +406,11 @@ impl Default for MatchmakingConfig {
         MatchmakingConfig {
             enabled: false,
             idle_s: 60,
-            time_controls: vec!["180+2".into(), "300+3".into()],
-            variants: vec!["standard".into()],
+            time_controls: vec![
+                TimeControl { initial_s: 180, increment_s: 2 },
+                TimeControl { initial_s: 300, increment_s: 3 },
+            ],
+            variants: vec![Variant::Standard],
             rated: false,
             min_rating: 0,
             max_rating: 4000,
@@ -454,125 +441,84 @@ impl Default for PgnConfig {
     }
 }
 
-/// A setting with a value the bot cannot use: the same error type as the self-play settings,
-/// so that every settings file reports a bad value the same way.
-pub use ferz_selfplay::config::InvalidSetting;
-
-/// Variant keys a challenge or a game may carry that the bot can play.
-pub const PLAYABLE_VARIANTS: [&str; 4] = ["standard", "chess960", "fromPosition", "shatranj"];
-/// Lichess speed names.
-pub const SPEEDS: [&str; 5] = ["ultraBullet", "bullet", "blitz", "rapid", "classical"];
-
-/// A time control `seconds+increment` of `[matchmaking] time_controls`.
-///
-/// # Errors
-/// A description of what is wrong with the text.
-pub fn parse_time_control(text: &str) -> Result<(u32, u32), String> {
-    let (base, inc) = text.split_once('+').ok_or_else(|| format!("{text:?} is not seconds+increment"))?;
-    let base: u32 = base.trim().parse().map_err(|_| format!("{text:?}: bad seconds"))?;
-    let inc: u32 = inc.trim().parse().map_err(|_| format!("{text:?}: bad increment"))?;
-    let base_ok = matches!(base, 0 | 15 | 30 | 45 | 60 | 90) || (base.is_multiple_of(60) && base <= 10_800);
-    if !base_ok || inc > 60 || base + inc == 0 {
-        return Err(format!("{text:?} is not a Lichess clock"));
-    }
-    Ok((base, inc))
-}
-
 impl BotConfig {
-    /// Checks every value once, at start.
+    /// Checks the values serde cannot: ranges, and rules between keys. Once, at start.
     ///
     /// # Errors
     /// The first setting the bot cannot use, with what to change.
     pub fn validate(&self) -> Result<(), InvalidSetting> {
-        let check =
-            |ok: bool, key, value: String, reason| if ok { Ok(()) } else { Err(InvalidSetting { key, value, reason }) };
-        self.lichess.platform()?;
-        let url = &self.lichess.url;
+        self.lichess.validate()?;
+        self.engine.validate()?;
+        self.challenge.validate(self.lichess.platform)?;
+        self.draw.validate()?;
+        self.resign.validate()?;
+        self.matchmaking.validate()
+    }
+}
+
+impl LichessConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        let url = &self.url;
         check(
             url.starts_with("http://") || url.starts_with("https://"),
             "lichess.url",
-            url.clone(),
+            url,
             "use an http:// or https:// address",
         )?;
-        check(self.lichess.stream_idle_s >= 1, "lichess.stream_idle_s", "0".into(), "use at least 1 second")?;
-        check(self.lichess.request_timeout_s >= 1, "lichess.request_timeout_s", "0".into(), "use at least 1 second")?;
-        let e = &self.engine;
-        check((1..=65_536).contains(&e.hash_mb), "engine.hash_mb", e.hash_mb.to_string(), "use 1 to 65536 MiB")?;
-        check((1..=256).contains(&e.threads), "engine.threads", e.threads.to_string(), "use 1 to 256 threads")?;
-        check(
-            (100..=25_000).contains(&e.first_move_ms),
+        at_least("lichess.stream_idle_s", self.stream_idle_s, 1, "use at least 1 second")?;
+        at_least("lichess.request_timeout_s", self.request_timeout_s, 1, "use at least 1 second")
+    }
+}
+
+impl EngineConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        in_range("engine.hash_mb", self.hash_mb, 1..=65_536, "use 1 to 65536 MiB")?;
+        in_range("engine.threads", self.threads, 1..=256, "use 1 to 256 threads")?;
+        in_range(
             "engine.first_move_ms",
-            e.first_move_ms.to_string(),
+            self.first_move_ms,
+            100..=25_000,
             "use 100 to 25000 ms (Lichess aborts after 30 s)",
         )?;
-        check(
-            e.move_overhead_ms <= 10_000,
-            "engine.move_overhead_ms",
-            e.move_overhead_ms.to_string(),
-            "use 0 to 10000 ms",
-        )?;
-        check(e.correspondence_move_s >= 1, "engine.correspondence_move_s", "0".into(), "use at least 1 second")?;
-        let c = &self.challenge;
-        check((1..=256).contains(&c.concurrency), "challenge.concurrency", c.concurrency.to_string(), "use 1 to 256")?;
-        let tables = [
-            ("challenge.variants", "challenge.speeds", Some(&c.variants), Some(&c.speeds)),
-            (
-                "challenge.lichess.variants",
-                "challenge.lichess.speeds",
-                c.lichess.variants.as_ref(),
-                c.lichess.speeds.as_ref(),
-            ),
-            (
-                "challenge.pychess.variants",
-                "challenge.pychess.speeds",
-                c.pychess.variants.as_ref(),
-                c.pychess.speeds.as_ref(),
-            ),
-        ];
-        for (variants_key, speeds_key, variants, speeds) in tables {
-            for v in variants.into_iter().flatten() {
-                check(
-                    PLAYABLE_VARIANTS.contains(&canonical_variant(v)),
-                    variants_key,
-                    v.clone(),
-                    "use standard (PyChess: chess), chess960, fromPosition or shatranj",
-                )?;
-            }
-            for s in speeds.into_iter().flatten() {
-                check(
-                    SPEEDS.contains(&s.as_str()),
-                    speeds_key,
-                    s.clone(),
-                    "use ultraBullet, bullet, blitz, rapid or classical",
-                )?;
-            }
-        }
-        // The policy of the platform the bot plays on, with that platform's table applied.
-        let platform = self.lichess.platform()?;
-        let p = c.for_platform(platform);
-        let table = if platform == Platform::PyChess { &c.pychess } else { &c.lichess };
-        // The key to blame: the platform's table when it sets the value, else `[challenge]`.
+        in_range("engine.move_overhead_ms", self.move_overhead_ms, 0..=10_000, "use 0 to 10000 ms")?;
+        at_least("engine.correspondence_move_s", self.correspondence_move_s, 1, "use at least 1 second")
+    }
+}
+
+impl ChallengeConfig {
+    /// The checks of `[challenge]` for a bot on `platform`: the policy there (its table
+    /// applied) must be one the platform can play. A key is blamed in the platform's table
+    /// when the table sets it, else in `[challenge]`.
+    fn validate(&self, platform: Platform) -> Result<(), InvalidSetting> {
+        in_range("challenge.concurrency", self.concurrency, 1..=256, "use 1 to 256")?;
+        let p = self.for_platform(platform);
+        let table = self.table(platform);
         let key = |in_table: bool, base: &'static str, lichess: &'static str, pychess: &'static str| match platform {
             _ if !in_table => base,
             Platform::Lichess => lichess,
             Platform::PyChess => pychess,
         };
-        for v in &p.variants {
-            let (ok, reason) = match platform {
-                Platform::Lichess => {
-                    (v != "shatranj", "Lichess has no Shatranj; list it under [challenge.pychess] variants")
-                }
-                Platform::PyChess => {
-                    (v != "fromPosition", "PyChess has no fromPosition variant; use chess, chess960 or shatranj")
-                }
-            };
-            let in_table = table.variants.is_some() || platform == Platform::PyChess;
-            check(
-                ok,
-                key(in_table, "challenge.variants", "challenge.lichess.variants", "challenge.pychess.variants"),
-                v.clone(),
-                reason,
-            )?;
+        // PyChess's variants come from its table even when it is left out.
+        let variants_key = key(
+            table.variants.is_some() || platform == Platform::PyChess,
+            "challenge.variants",
+            "challenge.lichess.variants",
+            "challenge.pychess.variants",
+        );
+        for &v in &p.variants {
+            match (platform, v) {
+                (Platform::Lichess, Variant::Shatranj) => Err(InvalidSetting::new(
+                    variants_key,
+                    v,
+                    "Lichess has no Shatranj; list it under [challenge.pychess] variants",
+                )),
+                (Platform::PyChess, Variant::FromPosition) => Err(InvalidSetting::new(
+                    variants_key,
+                    v,
+                    "PyChess has no fromPosition variant; use chess, chess960 or shatranj",
+                )),
+                _ => Ok(()),
+            }?;
         }
         check(
             p.min_base_s <= p.max_base_s,
@@ -582,7 +528,7 @@ impl BotConfig {
                 "challenge.lichess.min_base_s",
                 "challenge.pychess.min_base_s",
             ),
-            p.min_base_s.to_string(),
+            p.min_base_s,
             "must not exceed max_base_s",
         )?;
         check(
@@ -593,74 +539,76 @@ impl BotConfig {
                 "challenge.lichess.min_increment_s",
                 "challenge.pychess.min_increment_s",
             ),
-            p.min_increment_s.to_string(),
+            p.min_increment_s,
             "must not exceed max_increment_s",
         )?;
         check(
             platform != Platform::PyChess || p.casual,
             "challenge.casual",
-            "false".into(),
+            p.casual,
             "PyChess creates every BOT challenge unrated: keep casual = true there",
         )?;
         check(
-            c.min_rating <= c.max_rating,
+            self.min_rating <= self.max_rating,
             "challenge.min_rating",
-            c.min_rating.to_string(),
+            self.min_rating,
             "must not exceed max_rating",
         )?;
-        check(c.max_games_per_opponent >= 1, "challenge.max_games_per_opponent", "0".into(), "use at least 1")?;
-        check(self.draw.offer_moves >= 1, "draw.offer_moves", "0".into(), "use at least 1 (or offer = false)")?;
-        check(
-            self.draw.accept_score_cp >= 0,
-            "draw.accept_score_cp",
-            self.draw.accept_score_cp.to_string(),
-            "use 0 or more",
-        )?;
-        check(
-            self.draw.offer_score_cp >= 0,
-            "draw.offer_score_cp",
-            self.draw.offer_score_cp.to_string(),
-            "use 0 or more",
-        )?;
-        check(self.resign.moves >= 1, "resign.moves", "0".into(), "use at least 1 (or enabled = false)")?;
-        check(
-            self.resign.score_cp < 0,
-            "resign.score_cp",
-            self.resign.score_cp.to_string(),
-            "use a negative score (we are worse)",
-        )?;
-        let m = &self.matchmaking;
-        for tc in &m.time_controls {
-            if parse_time_control(tc).is_err() {
-                return Err(InvalidSetting::new(
-                    "matchmaking.time_controls",
-                    tc,
-                    "use seconds+increment, e.g. \"180+2\" (0, 15, 30, 45, 60, 90 or multiples of 60 up to 10800; increment up to 60)",
-                ));
-            }
-        }
-        for v in &m.variants {
-            check(v == "standard" || v == "chess960", "matchmaking.variants", v.clone(), "use standard or chess960")?;
+        at_least("challenge.max_games_per_opponent", self.max_games_per_opponent, 1, "use at least 1")
+    }
+}
+
+impl DrawConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        at_least("draw.offer_moves", self.offer_moves, 1, "use at least 1 (or offer = false)")?;
+        at_least("draw.accept_score_cp", self.accept_score_cp, 0, "use 0 or more")?;
+        at_least("draw.offer_score_cp", self.offer_score_cp, 0, "use 0 or more")
+    }
+}
+
+impl ResignConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        at_least("resign.moves", self.moves, 1, "use at least 1 (or enabled = false)")?;
+        check(self.score_cp < 0, "resign.score_cp", self.score_cp, "use a negative score (we are worse)")
+    }
+}
+
+impl MatchmakingConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        for &v in &self.variants {
+            check(
+                matches!(v, Variant::Standard | Variant::Chess960),
+                "matchmaking.variants",
+                v,
+                "use standard or chess960",
+            )?;
         }
         check(
-            !m.enabled || (!m.time_controls.is_empty() && !m.variants.is_empty()),
+            !self.enabled || (!self.time_controls.is_empty() && !self.variants.is_empty()),
             "matchmaking",
-            "enabled".into(),
+            "enabled",
             "give at least one time control and one variant",
         )?;
         check(
-            m.min_rating <= m.max_rating,
+            self.min_rating <= self.max_rating,
             "matchmaking.min_rating",
-            m.min_rating.to_string(),
+            self.min_rating,
             "must not exceed max_rating",
-        )?;
-        Ok(())
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+    use std::path::Path;
+
     use super::*;
+
+    /// Settings as the settings file's tables arrive (the same serde path as TOML).
+    fn from_json(value: serde_json::Value) -> Result<BotConfig, serde_json::Error> {
+        serde_json::from_value(value)
+    }
 
     #[test]
     fn defaults_are_valid() {
@@ -670,36 +618,96 @@ mod tests {
     #[test]
     fn bad_values_name_their_key() {
         let mut config = BotConfig::default();
-        config.lichess.platform = "chesscom".into();
-        assert_eq!(config.validate().unwrap_err().key, "lichess.platform");
+        config.lichess.url = "lichess.org".into();
+        assert_eq!(
+            config.validate().unwrap_err().to_string(),
+            "lichess.url = lichess.org: use an http:// or https:// address"
+        );
         let mut config = BotConfig::default();
-        config.challenge.variants.push("atomic".into());
+        config.engine.threads = 0;
+        assert_eq!(config.validate().unwrap_err().key, "engine.threads");
+        let mut config = BotConfig::default();
+        config.challenge.variants.push(Variant::Shatranj);
         let err = config.validate().unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("challenge.variants", "atomic"));
+        assert_eq!((err.key, err.value.as_str()), ("challenge.variants", "shatranj"));
         let mut config = BotConfig::default();
-        config.matchmaking.time_controls = vec!["100+1".into()];
-        assert_eq!(config.validate().unwrap_err().key, "matchmaking.time_controls");
+        config.matchmaking.variants = vec![Variant::FromPosition];
+        let err = config.validate().unwrap_err();
+        assert_eq!((err.key, err.value.as_str()), ("matchmaking.variants", "fromPosition"));
         let mut config = BotConfig::default();
         config.resign.score_cp = 100;
         assert_eq!(config.validate().unwrap_err().key, "resign.score_cp");
+        let mut config = BotConfig::default();
+        config.draw.accept_score_cp = -1;
+        assert_eq!(config.validate().unwrap_err().to_string(), "draw.accept_score_cp = -1: use 0 or more");
+    }
+
+    #[test]
+    fn names_are_typed_when_the_file_is_read() {
+        let config = from_json(serde_json::json!({
+            "lichess": { "platform": "pychess" },
+            "challenge": { "variants": ["chess", "chess960"], "speeds": ["ultraBullet"] },
+            "matchmaking": { "time_controls": ["60+0", "900+10"] },
+        }))
+        .unwrap();
+        assert_eq!(config.lichess.platform, Platform::PyChess);
+        assert_eq!(config.challenge.variants, [Variant::Standard, Variant::Chess960]);
+        assert_eq!(config.challenge.speeds, [Speed::UltraBullet]);
+        assert_eq!(config.matchmaking.time_controls[1], TimeControl { initial_s: 900, increment_s: 10 });
+        let wrong = |value: serde_json::Value| from_json(value).unwrap_err().to_string();
+        let err = wrong(serde_json::json!({ "lichess": { "platform": "chesscom" } }));
+        assert!(err.contains("unknown platform `chesscom` (expected `lichess` or `pychess`)"), "{err}");
+        let err = wrong(serde_json::json!({ "challenge": { "variants": ["atomic"] } }));
+        assert!(err.contains("\"atomic\" is not a variant the bot plays"), "{err}");
+        let err = wrong(serde_json::json!({ "challenge": { "pychess": { "speeds": ["fast"] } } }));
+        assert!(err.contains("\"fast\" is not a speed"), "{err}");
+        let err = wrong(serde_json::json!({ "matchmaking": { "time_controls": ["100+1"] } }));
+        assert!(err.contains("\"100+1\" is not a Lichess clock"), "{err}");
+    }
+
+    #[test]
+    fn bad_names_in_a_file_name_the_key_and_the_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bot.toml");
+        let load_err = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string()
+        };
+        let err = load_err("[matchmaking]\ntime_controls = [\"180+2\", \"100+1\"]\n");
+        assert!(err.contains("bot.toml: matchmaking.time_controls[1]: \"100+1\" is not a Lichess clock"), "{err}");
+        let err = load_err("[lichess]\nplatform = \"chesscom\"\n");
+        assert!(
+            err.contains("lichess.platform: unknown platform `chesscom` (expected `lichess` or `pychess`)"),
+            "{err}"
+        );
+        let err = load_err("[challenge.pychess]\nvariants = [\"makruk\"]\n");
+        assert!(err.contains("challenge.pychess.variants[0]: \"makruk\" is not a variant the bot plays"), "{err}");
+        let err = load_err("[challenge]\nspeeds = [\"blitz\", \"fast\"]\n");
+        assert!(err.contains("challenge.speeds[1]: \"fast\" is not a speed: use ultraBullet"), "{err}");
+        // The settings file's spelling of PyChess's standard chess, and the platform in capitals.
+        std::fs::write(&path, "[lichess]\nplatform = \"PyChess\"\n[challenge.pychess]\nvariants = [\"chess\"]\n")
+            .unwrap();
+        let (config, _) = ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(
+            (config.lichess.platform, config.challenge.pychess.variants),
+            (Platform::PyChess, Some(vec![Variant::Standard]))
+        );
     }
 
     #[test]
     fn each_platform_has_its_policy() {
         let config = ChallengeConfig::default();
         let lichess = config.for_platform(Platform::Lichess);
-        assert_eq!(lichess.variants, ["standard", "chess960", "fromPosition"]);
+        assert_eq!(lichess.variants, [Variant::Standard, Variant::Chess960, Variant::FromPosition]);
         let pychess = config.for_platform(Platform::PyChess);
-        // PyChess's `chess` is the bot's `standard`.
-        assert_eq!(pychess.variants, ["standard", "chess960", "shatranj"]);
+        assert_eq!(pychess.variants, [Variant::Standard, Variant::Chess960, Variant::Shatranj]);
         assert_eq!(config.pychess_capabilities(), ["chess", "chess960", "shatranj"]);
         assert_eq!((pychess.speeds, pychess.max_base_s), (config.speeds.clone(), config.max_base_s));
     }
 
     #[test]
     fn a_platform_table_overrides_only_what_it_sets() {
-        // As the settings file's tables arrive (the same serde path as TOML).
-        let config: BotConfig = serde_json::from_value(serde_json::json!({
+        let config = from_json(serde_json::json!({
             "challenge": {
                 "speeds": ["blitz"],
                 "max_base_s": 600,
@@ -711,27 +719,27 @@ mod tests {
         let c = &config.challenge;
         // PyChess: its own speeds and base range, its default variants (the table sets none).
         let pychess = c.for_platform(Platform::PyChess);
-        assert_eq!(pychess.variants, ["standard", "chess960", "shatranj"]);
-        assert_eq!(pychess.speeds, ["rapid", "classical"]);
+        assert_eq!(pychess.variants, [Variant::Standard, Variant::Chess960, Variant::Shatranj]);
+        assert_eq!(pychess.speeds, [Speed::Rapid, Speed::Classical]);
         assert_eq!((pychess.min_base_s, pychess.max_base_s), (600, 1800));
         // Lichess: its variants, the [challenge] speeds and range.
         let lichess = c.for_platform(Platform::Lichess);
-        assert_eq!(lichess.variants, ["standard"]);
-        assert_eq!(lichess.speeds, ["blitz"]);
+        assert_eq!(lichess.variants, [Variant::Standard]);
+        assert_eq!(lichess.speeds, [Speed::Blitz]);
         assert_eq!((lichess.min_base_s, lichess.max_base_s), (0, 600));
         // Applying the table twice changes nothing.
         assert_eq!(pychess.for_platform(Platform::PyChess), pychess);
         let mut config = config;
-        config.lichess.platform = "pychess".into();
+        config.lichess.platform = Platform::PyChess;
         config.validate().unwrap();
     }
 
     #[test]
     fn the_capability_header_lists_only_what_pychess_accepts() {
         let mut config = ChallengeConfig::default();
-        config.pychess.variants = Some(vec!["shatranj".into()]);
+        config.pychess.variants = Some(vec![Variant::Shatranj]);
         assert_eq!(config.pychess_capabilities(), ["shatranj"]);
-        config.pychess.variants = Some(vec!["standard".into(), "chess960".into()]);
+        config.pychess.variants = Some(vec![Variant::Standard, Variant::Chess960]);
         assert_eq!(config.pychess_capabilities(), ["chess", "chess960"]);
     }
 
@@ -739,17 +747,13 @@ mod tests {
     fn platform_tables_are_checked() {
         let pychess = |edit: &dyn Fn(&mut BotConfig)| {
             let mut config = BotConfig::default();
-            config.lichess.platform = "pychess".into();
+            config.lichess.platform = Platform::PyChess;
             edit(&mut config);
             config.validate()
         };
         pychess(&|_| {}).unwrap();
-        let err = pychess(&|c| c.challenge.pychess.variants = Some(vec!["fromPosition".into()])).unwrap_err();
+        let err = pychess(&|c| c.challenge.pychess.variants = Some(vec![Variant::FromPosition])).unwrap_err();
         assert_eq!((err.key, err.value.as_str()), ("challenge.pychess.variants", "fromPosition"));
-        let err = pychess(&|c| c.challenge.pychess.variants = Some(vec!["makruk".into()])).unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("challenge.pychess.variants", "makruk"));
-        let err = pychess(&|c| c.challenge.pychess.speeds = Some(vec!["fast".into()])).unwrap_err();
-        assert_eq!(err.key, "challenge.pychess.speeds");
         let err = pychess(&|c| c.challenge.pychess.min_base_s = Some(20_000)).unwrap_err();
         assert_eq!(err.key, "challenge.pychess.min_base_s");
         let err = pychess(&|c| c.challenge.casual = false).unwrap_err();
@@ -758,21 +762,24 @@ mod tests {
         let mut config = BotConfig::default();
         config.challenge.pychess.min_base_s = Some(20_000);
         config.validate().unwrap();
-        config.challenge.variants.push("shatranj".into());
+        config.challenge.lichess.variants = Some(vec![Variant::Shatranj]);
         let err = config.validate().unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("challenge.variants", "shatranj"));
+        assert_eq!((err.key, err.value.as_str()), ("challenge.lichess.variants", "shatranj"));
         let typo = serde_json::json!({ "challenge": { "pychess": { "variant": ["chess"] } } });
-        let err = serde_json::from_value::<BotConfig>(typo).unwrap_err().to_string();
+        let err = from_json(typo).unwrap_err().to_string();
         assert!(err.contains("unknown field `variant`"), "{err}");
     }
 
     #[test]
-    fn time_controls_parse() {
-        assert_eq!(parse_time_control("180+2"), Ok((180, 2)));
-        assert_eq!(parse_time_control("15+0"), Ok((15, 0)));
-        assert!(parse_time_control("0+0").is_err());
-        assert!(parse_time_control("61+0").is_err());
-        assert!(parse_time_control("60+61").is_err());
-        assert!(parse_time_control("3").is_err());
+    fn matchmaking_needs_something_to_challenge_with() {
+        let mut config = BotConfig::default();
+        config.matchmaking.enabled = true;
+        config.validate().unwrap();
+        config.matchmaking.time_controls.clear();
+        assert_eq!(config.validate().unwrap_err().key, "matchmaking");
+        config.matchmaking.enabled = false;
+        config.validate().unwrap();
+        config.matchmaking.min_rating = 5000;
+        assert_eq!(config.validate().unwrap_err().key, "matchmaking.min_rating");
     }
 }

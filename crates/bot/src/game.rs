@@ -9,22 +9,24 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Color, DrawReason, Game, Move, Outcome, WinReason};
+use ferz_chess::{Color, Game, GameResult, Move};
 use ferz_engine::{Engine, Score, SearchResult, Signals};
 use ferz_lichess::models::{GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
-    Backoff, ChatRoom, Client, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
+    Backoff, ChatRoom, Client, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
 };
 use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::book::Book;
-use crate::clock::{Clocks, engine_options, search_limits};
+use crate::clock::{Clocks, NO_CLOCK_MS, engine_options, search_limits};
 use crate::config::BotConfig;
 use crate::decisions::Decisions;
-use crate::record::{GameLog, LoggedMove, result_text};
-use crate::setup::{Rules, server_move};
+use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
+use crate::record::{GameLog, LoggedMove, game_result};
+use crate::setup::{Rules, SetupError, server_move};
+use crate::timers::Timers;
 
 /// What every game task shares.
 pub struct GameContext {
@@ -63,11 +65,32 @@ pub struct GameSummary {
 const MAX_STREAM_FAILURES: u32 = 30;
 /// Move requests the server may reject at one ply before we give the game up.
 const MAX_REJECTIONS: u32 = 3;
-/// The clock value servers send for "no clock" (`Int.MaxValue` ms).
-const NO_CLOCK_MS: i64 = 2_147_483_647;
-/// How far from zero a clock may still read when a PyChess game ends for it to count as a
-/// flag fall: our reading of the clock lags the server's by the network delay.
-const FLAG_SLACK_MS: i64 = 500;
+
+/// Why the task reopens the game stream: its view of the game may be stale, and a new
+/// stream's `gameFull` says where the game stands.
+#[derive(Debug, thiserror::Error)]
+pub enum Resync {
+    /// A `gameState` came before the `gameFull` that sets the game up.
+    #[error("a state before gameFull")]
+    StateBeforeFull,
+    /// The game's set-up is one we cannot play (the task gives the game up).
+    #[error("{0}")]
+    Unplayable(SetupError),
+    /// The server's move list does not replay from the start position.
+    #[error("cannot follow the game: {0}")]
+    CannotFollow(SetupError),
+    /// Neither `gameFull` nor `gameStart` said which side we play.
+    #[error("our colour is unknown")]
+    ColourUnknown,
+    /// The server keeps refusing our move at this ply.
+    #[error("move {uci} rejected: {error}")]
+    MoveRejected {
+        /// The move, as sent.
+        uci: String,
+        /// The server's answer.
+        error: String,
+    },
+}
 
 /// Plays game `id` to its end.
 pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> GameSummary {
@@ -101,6 +124,8 @@ struct GameTask {
     engine: Option<Engine>,
     search: Option<RunningSearch>,
     decisions: Decisions,
+    /// Abort and claim deadlines, and the offers already answered.
+    timers: Timers,
     game: Option<Game>,
     state: GameState,
     state_at: Instant,
@@ -112,28 +137,14 @@ struct GameTask {
     moved_at_ply: Option<usize>,
     rejections: (usize, u32),
     takebacks_granted: u32,
-    /// Ply at which we answered the opponent's draw offer.
-    draw_answered_at: Option<usize>,
-    /// Whether we answered the takeback proposal the stream still shows. A proposal is
-    /// identified by its lifetime, not by a ply: our own move can land while it is pending, and
-    /// the state that carries that move still shows it (answering it again would decline the
-    /// proposal we just granted).
-    takeback_answered: bool,
     greeted: bool,
-    /// Since when we wait for the opponent's move.
-    waiting_since: Instant,
-    abort_sent: bool,
-    /// We resigned (the server took it).
-    resigned: bool,
-    /// We aborted (the server took it).
-    aborted: bool,
+    /// We resigned or aborted (the server took it).
+    gave_up: Option<GaveUp>,
     /// The clock (initial ms, increment ms) as the first states showed it, for servers whose
     /// `gameFull` has no clock (PyChess).
     clock_seen: Option<(i64, i64)>,
-    gone_claim_at: Option<Instant>,
-    claim_sent: bool,
-    /// The final status and winner, once the game is over.
-    over: Option<(String, Option<String>)>,
+    /// How the game ended, once it is over.
+    over: Option<Ending>,
     error: Option<String>,
 }
 
@@ -146,9 +157,12 @@ impl GameTask {
             ferz_lichess::Color::Other(_) => None,
         });
         let opponent_name = hint.opponent.as_ref().map(|o| o.username.clone()).unwrap_or_default();
+        let platform = ctx.client.platform();
+        let claims = config.abort.claim_victory && platform.supports(Endpoint::ClaimVictory);
         GameTask {
-            platform: ctx.client.platform(),
+            platform,
             decisions: Decisions::new(config.draw.clone(), config.resign.clone()),
+            timers: Timers::new(config.abort.abort_s, claims, Instant::now()),
             ctx,
             id,
             rules: None,
@@ -166,16 +180,9 @@ impl GameTask {
             moved_at_ply: None,
             rejections: (0, 0),
             takebacks_granted: 0,
-            draw_answered_at: None,
-            takeback_answered: false,
             greeted: false,
-            waiting_since: Instant::now(),
-            abort_sent: false,
-            resigned: false,
-            aborted: false,
+            gave_up: None,
             clock_seen: None,
-            gone_claim_at: None,
-            claim_sent: false,
             over: None,
             error: None,
         }
@@ -292,7 +299,7 @@ impl GameTask {
         }
     }
 
-    async fn on_event(&mut self, event: GameEvent) -> Result<(), String> {
+    async fn on_event(&mut self, event: GameEvent) -> Result<(), Resync> {
         match event {
             GameEvent::GameFull(full) => {
                 let full = *full;
@@ -312,7 +319,7 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
-                self.over = Some(self.pychess_result());
+                self.over = Some(self.pychess_ending());
                 Ok(())
             }
             GameEvent::Unknown { kind, .. } => {
@@ -323,49 +330,29 @@ impl GameTask {
     }
 
     /// How a PyChess game ended: its `gameEnd` names no result and its states always say
-    /// `started`. The board's verdict when the rules ended it; our own resignation or abort;
-    /// a flag fall when the clock of the side to move had run out by our reckoning; anything
-    /// else (the opponent resigned or aborted, a server decision) is unknown, `*`, rather
-    /// than a guess.
-    fn pychess_result(&self) -> (String, Option<String>) {
-        let name = |c: Color| if c == Color::White { "white" } else { "black" }.to_owned();
-        if let Some(outcome) = self.game.as_ref().and_then(Game::outcome) {
-            let status = match outcome {
-                Outcome::Decisive { reason: WinReason::Checkmate, .. } => "mate",
-                Outcome::Decisive { reason: WinReason::Stalemate, .. } | Outcome::Draw(DrawReason::Stalemate) => {
-                    "stalemate"
-                }
-                Outcome::Decisive { reason: WinReason::BareKing, .. } => "variantEnd",
-                Outcome::Draw(_) => "draw",
-            };
-            return (status.to_owned(), outcome.winner().map(name));
-        }
-        if self.resigned {
-            return ("resign".to_owned(), self.us.map(|c| name(!c)));
-        }
-        if self.aborted {
-            return ("aborted".to_owned(), None);
-        }
-        if let Some(rules) = &self.rules {
+    /// `started`, so the task judges from what it knows (see [`Ending::pychess`]).
+    fn pychess_ending(&self) -> Ending {
+        let clock = self.rules.as_ref().map(|rules| {
             let plies = self.state.ply();
             let mover = rules.turn_after(plies);
-            let left = if mover == Color::White { self.state.wtime } else { self.state.btime };
-            let elapsed = i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX);
-            // Clocks run from the third ply; "no clock" is 2^31 - 1 ms.
-            if plies >= 2 && left < NO_CLOCK_MS && elapsed >= left - FLAG_SLACK_MS {
-                return ("outoftime".to_owned(), Some(name(!mover)));
+            MoverClock {
+                mover,
+                plies,
+                left_ms: if mover == Color::White { self.state.wtime } else { self.state.btime },
+                elapsed_ms: i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX),
             }
-        }
-        ("unknownFinish".to_owned(), None)
+        });
+        let outcome = self.game.as_ref().and_then(Game::outcome);
+        Ending::pychess(PyChessEnd { outcome, gave_up: self.gave_up, us: self.us, clock })
     }
 
-    fn on_full(&mut self, full: &GameFull) -> Result<(), String> {
+    fn on_full(&mut self, full: &GameFull) -> Result<(), Resync> {
         if self.rules.is_none() {
             // PyChess names Chess960 `chess` and says so only in `gameStart`'s flag.
             let chess960 = self.chess960_hint;
             let rules = Rules::new(full.variant.key_or_name(), chess960, &full.initial_fen).map_err(|e| {
                 self.error = Some(e.to_string());
-                e.to_string()
+                Resync::Unplayable(e)
             })?;
             self.rules = Some(rules);
         }
@@ -438,19 +425,19 @@ impl GameTask {
         self.us.map(|c| if c == Color::White { ferz_lichess::Color::Black } else { ferz_lichess::Color::White })
     }
 
-    async fn on_state(&mut self, state: GameState) -> Result<(), String> {
+    async fn on_state(&mut self, state: GameState) -> Result<(), Resync> {
         let now = Instant::now();
         let Some(rules) = self.rules.clone() else {
-            return Err("a state before gameFull".into());
+            return Err(Resync::StateBeforeFull);
         };
         let plies = state.ply();
         let changed = state.moves != self.state.moves || self.game.is_none();
         if changed {
-            let game = rules.replay(&state.moves).map_err(|e| format!("cannot follow the game: {e}"))?;
+            let game = rules.replay(&state.moves).map_err(Resync::CannotFollow)?;
             self.stop_search_if_not_at(plies).await;
             if plies < self.clocks.len() {
                 // A takeback: forget what was taken back.
-                self.takeback_answered = false;
+                self.timers.taken_back();
                 self.clocks.truncate(plies);
                 self.evals.truncate(plies);
                 let ours = (0..plies).filter(|&p| Some(rules.turn_after(p)) == self.us).count();
@@ -466,26 +453,22 @@ impl GameTask {
                 self.moved_at_ply = None;
             }
             self.game = Some(game);
-            self.waiting_since = now;
-            self.gone_claim_at = None;
+            self.timers.moved(now);
         }
         self.state_at = now;
         self.state = state;
         if self.state.status.is_over() {
             self.stop_search().await;
-            self.over = Some((
-                self.state.status.as_str().to_owned(),
-                self.state.winner.as_ref().map(|w| w.as_str().to_owned()),
-            ));
+            self.over = Some(Ending::reported(self.state.status.clone(), self.state.winner.as_ref()));
             return Ok(());
         }
-        let Some(them) = self.opponent_color() else { return Err("our colour is unknown".into()) };
+        let Some(them) = self.opponent_color() else { return Err(Resync::ColourUnknown) };
         let our_turn = Some(rules.turn_after(plies)) == self.us;
-        if self.platform == Platform::Lichess {
+        if self.platform.supports(Endpoint::Takeback) {
             self.answer_takeback(&them).await;
-            if !our_turn {
-                self.answer_draw_now(&them, plies).await;
-            }
+        }
+        if self.platform.supports(Endpoint::Draw) && !our_turn {
+            self.answer_draw_now(&them, plies).await;
         }
         if our_turn && self.search.is_none() && self.moved_at_ply != Some(plies) {
             self.start_move(plies).await?;
@@ -494,14 +477,9 @@ impl GameTask {
     }
 
     async fn answer_takeback(&mut self, them: &ferz_lichess::Color) {
-        if !self.state.proposes_takeback(them) {
-            self.takeback_answered = false;
+        if !self.timers.answer_takeback(self.state.proposes_takeback(them)) {
             return;
         }
-        if self.takeback_answered {
-            return;
-        }
-        self.takeback_answered = true;
         let grant = self.takebacks_granted < self.ctx.config.takeback.max_per_game;
         if grant {
             self.takebacks_granted += 1;
@@ -514,10 +492,9 @@ impl GameTask {
 
     /// The opponent offers a draw while it is their turn: answer from our last evaluation.
     async fn answer_draw_now(&mut self, them: &ferz_lichess::Color, plies: usize) {
-        if !self.state.offers_draw(them) || self.draw_answered_at == Some(plies) {
+        if !self.state.offers_draw(them) || !self.timers.answer_draw(plies) {
             return;
         }
-        self.draw_answered_at = Some(plies);
         let accept = self.decisions.should_accept_draw(self.decisions.last());
         tracing::info!(game = %self.id, accept, score = ?self.decisions.last(), "draw offered");
         if let Err(e) = self.ctx.client.handle_draw(&self.id, accept).await {
@@ -526,7 +503,7 @@ impl GameTask {
     }
 
     /// Our turn at `plies`: a book move at once, or a search on a blocking thread.
-    async fn start_move(&mut self, plies: usize) -> Result<(), String> {
+    async fn start_move(&mut self, plies: usize) -> Result<(), Resync> {
         let Some(game) = self.game.clone() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
         let config = &self.ctx.config.engine;
@@ -553,7 +530,7 @@ impl GameTask {
         Ok(())
     }
 
-    async fn on_search_done(&mut self, search: &RunningSearch, result: SearchResult) -> Result<(), String> {
+    async fn on_search_done(&mut self, search: &RunningSearch, result: SearchResult) -> Result<(), Resync> {
         let searched = search.started.elapsed();
         let plies = self.state.ply();
         if search.ply != plies || self.over.is_some() || self.moved_at_ply == Some(plies) {
@@ -569,7 +546,7 @@ impl GameTask {
                 self.moved_at_ply = None;
                 self.decisions.truncate(0);
             } else {
-                self.resigned = true;
+                self.gave_up = Some(GaveUp::Resigned);
                 return Ok(());
             }
         }
@@ -586,19 +563,18 @@ impl GameTask {
         mv: Move,
         eval: Option<(Score, u32)>,
         since: Instant,
-    ) -> Result<(), String> {
+    ) -> Result<(), Resync> {
         let Some(game) = &self.game else { return Ok(()) };
         let pos = *game.position();
         let uci = server_move(&pos, mv);
-        let lichess = self.platform == Platform::Lichess;
+        let draws = self.platform.supports(Endpoint::Draw);
         let them = self.opponent_color();
         let opponent_offers = them.as_ref().is_some_and(|t| self.state.offers_draw(t));
         let current = eval.map(|(s, _)| s.centipawns());
         let accept = opponent_offers && self.decisions.should_accept_draw(current);
-        if opponent_offers && self.draw_answered_at != Some(plies) {
-            self.draw_answered_at = Some(plies);
+        if opponent_offers && self.timers.answer_draw(plies) {
             tracing::info!(game = %self.id, accept, score = ?current, "draw offered");
-            if lichess
+            if draws
                 && !accept
                 && let Err(e) = self.ctx.client.handle_draw(&self.id, false).await
             {
@@ -606,7 +582,7 @@ impl GameTask {
             }
         }
         let pieces = pos.board().occupied().count();
-        let offer = lichess && eval.is_some() && (accept || self.decisions.should_offer_draw(pieces));
+        let offer = draws && eval.is_some() && (accept || self.decisions.should_offer_draw(pieces));
         let white_view = |s: Score| match (self.us, s) {
             (Some(Color::Black), Score::Cp(cp)) => Score::Cp(-cp),
             (Some(Color::Black), Score::Mate(n)) => Score::Mate(-n),
@@ -634,7 +610,7 @@ impl GameTask {
         }
     }
 
-    async fn move_rejected(&mut self, plies: usize, uci: &str, e: &Error) -> Result<(), String> {
+    async fn move_rejected(&mut self, plies: usize, uci: &str, e: &Error) -> Result<(), Resync> {
         self.moved_at_ply = None;
         self.rejections = if self.rejections.0 == plies { (plies, self.rejections.1 + 1) } else { (plies, 1) };
         tracing::warn!(game = %self.id, mv = %uci, error = %e, rejections = self.rejections.1, "move not accepted");
@@ -644,25 +620,23 @@ impl GameTask {
             let gave_up =
                 if plies < 2 { self.ctx.client.abort(&self.id).await } else { self.ctx.client.resign(&self.id).await };
             match gave_up {
-                Ok(()) if plies < 2 => self.aborted = true,
-                Ok(()) => self.resigned = true,
+                Ok(()) if plies < 2 => self.gave_up = Some(GaveUp::Aborted),
+                Ok(()) => self.gave_up = Some(GaveUp::Resigned),
                 Err(e) => tracing::warn!(game = %self.id, error = %e, "could not end the game"),
             }
             return Ok(());
         }
         // Our view may be stale: reopen the stream, whose gameFull says where the game stands.
-        Err(format!("move {uci} rejected: {e}"))
+        Err(Resync::MoveRejected { uci: uci.to_owned(), error: e.to_string() })
     }
 
     fn on_gone(&mut self, gone: OpponentGone) {
         if !gone.gone {
-            self.gone_claim_at = None;
+            self.timers.opponent_back();
             return;
         }
         if let Some(secs) = gone.claim_win_in_seconds {
-            let at = Instant::now() + Duration::from_secs(secs.max(0).unsigned_abs());
-            // Keep the earliest deadline the server announced.
-            self.gone_claim_at = Some(self.gone_claim_at.map_or(at, |old| old.min(at)));
+            self.timers.opponent_gone(Instant::now(), Duration::from_secs(secs.max(0).unsigned_abs()));
             tracing::info!(game = %self.id, claim_in_s = secs, "opponent left");
         }
     }
@@ -674,31 +648,21 @@ impl GameTask {
         }
         let plies = self.state.ply();
         let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
-        let abort_s = self.ctx.config.abort.abort_s;
-        if abort_s > 0
-            && !self.abort_sent
-            && plies < 2
-            && !our_turn
-            && self.waiting_since.elapsed() >= Duration::from_secs(abort_s)
-        {
-            self.abort_sent = true;
-            tracing::info!(game = %self.id, waited_s = abort_s, "opponent did not move; aborting");
+        let due = self.timers.due(Instant::now(), plies, our_turn);
+        if due.abort {
+            self.timers.abort_sent();
+            tracing::info!(game = %self.id, waited_s = self.ctx.config.abort.abort_s, "opponent did not move; aborting");
             match self.ctx.client.abort(&self.id).await {
-                Ok(()) => self.aborted = true,
+                Ok(()) => self.gave_up = Some(GaveUp::Aborted),
                 Err(e) => tracing::warn!(game = %self.id, error = %e, "abort failed"),
             }
         }
-        if self.ctx.config.abort.claim_victory
-            && self.platform == Platform::Lichess
-            && !self.claim_sent
-            && self.gone_claim_at.is_some_and(|at| Instant::now() >= at)
-        {
-            self.claim_sent = true;
+        if due.claim {
+            self.timers.claim_sent();
             tracing::info!(game = %self.id, "claiming victory");
             if let Err(e) = self.ctx.client.claim_victory(&self.id).await {
                 tracing::warn!(game = %self.id, error = %e, "claim failed");
-                self.claim_sent = false;
-                self.gone_claim_at = Some(Instant::now() + Duration::from_secs(2));
+                self.timers.claim_failed(Instant::now());
             }
         }
     }
@@ -721,8 +685,13 @@ impl GameTask {
     /// Goodbye, PGN, summary.
     async fn finish(mut self) -> GameSummary {
         self.stop_search().await;
-        let (status, winner) = self.over.clone().unwrap_or_else(|| ("unknown".into(), None));
-        let result = result_text(winner.as_deref(), &status).to_owned();
+        // A game the task gave up on has no ending it knows of.
+        let status = self.over.as_ref().map_or("unknown", Ending::status).to_owned();
+        let result = self
+            .over
+            .as_ref()
+            .map_or_else(|| GameResult::pgn_of(game_result(None, &status)), Ending::result)
+            .to_owned();
         let plies = self.state.ply();
         if self.over.is_some() {
             let greeting = self.ctx.config.greeting.clone();
@@ -781,5 +750,127 @@ impl GameTask {
             termination: status.to_owned(),
             date: ferz_chess::pgn_date_today(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The task's bookkeeping, fed the messages a server sends. Every case here keeps the
+    //! task off the network: it is never our turn, greetings are empty and no PGN is written.
+
+    use ferz_lichess::{ClientConfig, GameStatus, Token};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A task on `platform` for a game where we (`ferzbot`) play white.
+    fn task(platform: Platform) -> GameTask {
+        let mut client = ClientConfig::new("http://127.0.0.1:9", Token::new("unused"));
+        client.platform = platform;
+        let mut config = BotConfig::default();
+        config.engine.hash_mb = 1;
+        config.greeting.hello = String::new();
+        config.greeting.goodbye = String::new();
+        config.pgn.dir = std::path::PathBuf::new();
+        let (_exit, exit_now) = watch::channel(false);
+        let ctx = GameContext {
+            client: Client::new(client).unwrap(),
+            config: Arc::new(config),
+            me: "ferzbot".into(),
+            my_name: "ferzbot".into(),
+            book: None,
+            exit_now,
+        };
+        GameTask::new(Arc::new(ctx), "game0001".into(), &GameEventInfo::default())
+    }
+
+    fn state(moves: &str, status: &str, winner: Option<&str>) -> GameState {
+        serde_json::from_value(json!({
+            "type": "gameState", "moves": moves, "wtime": 60_000, "btime": 60_000, "winc": 0, "binc": 0,
+            "status": status, "winner": winner,
+        }))
+        .unwrap()
+    }
+
+    fn full(moves: &str) -> GameEvent {
+        let full: GameFull = serde_json::from_value(json!({
+            "id": "game0001", "variant": {"key": "standard"}, "initialFen": "startpos",
+            "white": {"id": "ferzbot", "name": "ferzbot"}, "black": {"id": "alice", "name": "alice"},
+            "state": state(moves, "started", None),
+        }))
+        .unwrap();
+        GameEvent::GameFull(Box::new(full))
+    }
+
+    fn plies(task: &GameTask) -> usize {
+        task.game.as_ref().map_or(0, |g| g.moves().len())
+    }
+
+    #[tokio::test]
+    async fn the_position_follows_the_full_move_list_through_a_takeback() {
+        let mut task = task(Platform::Lichess);
+        task.on_event(full("e2e4")).await.unwrap();
+        assert_eq!((task.us, task.opponent_name.as_str(), plies(&task)), (Some(Color::White), "alice", 1));
+        task.on_event(GameEvent::GameState(state("e2e4 e7e5 g1f3", "started", None))).await.unwrap();
+        assert_eq!((plies(&task), task.clocks.len()), (3, 3));
+        assert_eq!(task.clocks[2], Some(60_000), "the mover's clock after its move");
+        // A takeback shortens the list; what was taken back is forgotten.
+        task.on_event(GameEvent::GameState(state("e2e4", "started", None))).await.unwrap();
+        assert_eq!((plies(&task), task.clocks.len(), task.evals.len()), (1, 1, 1));
+        assert!(task.over.is_none() && task.error.is_none());
+    }
+
+    #[tokio::test]
+    async fn what_the_task_cannot_follow_is_a_resync() {
+        let mut task = task(Platform::Lichess);
+        let early = task.on_event(GameEvent::GameState(state("e2e4", "started", None))).await.unwrap_err();
+        assert!(matches!(early, Resync::StateBeforeFull), "{early}");
+        task.on_event(full("e2e4")).await.unwrap();
+        let illegal = task.on_event(GameEvent::GameState(state("e2e4 e7e4", "started", None))).await.unwrap_err();
+        assert!(matches!(illegal, Resync::CannotFollow(_)), "{illegal}");
+        assert!(illegal.to_string().starts_with("cannot follow the game: "), "{illegal}");
+        assert_eq!(plies(&task), 1, "the last good position stays");
+    }
+
+    #[tokio::test]
+    async fn a_finished_state_is_the_servers_ending() {
+        let mut task = task(Platform::Lichess);
+        task.on_event(full("f2f3")).await.unwrap();
+        let mate = state("f2f3 e7e5 g2g4 d8h4", "mate", Some("black"));
+        task.on_event(GameEvent::GameState(mate)).await.unwrap();
+        assert_eq!(task.over, Some(Ending::Reported { status: GameStatus::Mate, winner: Some(Color::Black) }));
+        let summary = task.finish().await;
+        assert_eq!((summary.result.as_str(), summary.status.as_str(), summary.plies), ("0-1", "mate", 4));
+        assert_eq!((summary.pgn, summary.error), (None, None));
+    }
+
+    #[tokio::test]
+    async fn pychess_game_ends_are_judged_from_the_board() {
+        let mut task = task(Platform::PyChess);
+        task.on_event(full("f2f3 e7e5 g2g4")).await.unwrap();
+        // The states say `started` to the end; the mate is on the board.
+        task.on_event(GameEvent::GameState(state("f2f3 e7e5 g2g4 d8h4", "started", None))).await.unwrap();
+        assert!(task.over.is_none());
+        task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
+        let summary = task.finish().await;
+        assert_eq!((summary.result.as_str(), summary.status.as_str()), ("0-1", "mate"));
+        // Nothing on the board, nobody out of time: the result is unknown, not a guess.
+        let mut task = super::tests::task(Platform::PyChess);
+        task.on_event(full("e2e4 e7e5")).await.unwrap();
+        task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
+        assert_eq!(task.over, Some(Ending::Unknown));
+    }
+
+    #[tokio::test]
+    async fn a_leaving_opponent_is_claimed_only_where_the_platform_can() {
+        let gone = OpponentGone { gone: true, claim_win_in_seconds: Some(0) };
+        for (platform, claims) in [(Platform::Lichess, true), (Platform::PyChess, false)] {
+            let mut task = task(platform);
+            task.on_event(full("e2e4")).await.unwrap();
+            task.on_event(GameEvent::OpponentGone(gone)).await.unwrap();
+            assert_eq!(task.timers.due(Instant::now(), 1, false).claim, claims, "{platform}");
+            task.on_event(GameEvent::OpponentGone(OpponentGone { gone: false, ..gone })).await.unwrap();
+            assert!(!task.timers.due(Instant::now(), 1, false).claim, "{platform}: came back");
+        }
     }
 }

@@ -6,8 +6,8 @@
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
-//! - [`setup`], [`clock`], [`decisions`], [`record`], [`book`], [`matchmaking`]: the pieces a
-//!   game and the loop are made of, each testable on its own.
+//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`record`], [`book`],
+//!   [`matchmaking`]: the pieces a game and the loop are made of, each testable on its own.
 //!
 //! Transport lives in `ferz-lichess`; nothing here speaks HTTP directly.
 
@@ -17,10 +17,12 @@ pub mod challenge;
 pub mod clock;
 pub mod config;
 pub mod decisions;
+pub mod ending;
 pub mod game;
 pub mod matchmaking;
 pub mod record;
 pub mod setup;
+pub mod timers;
 
 pub use bot::{BotError, RunSummary, connect, run, upgrade};
 pub use config::BotConfig;

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 use ferz_lichess::models::User;
 use ferz_lichess::{ChallengeRequest, ChallengeTime};
 
-use crate::challenge::speed_of_clock;
-use crate::config::{MatchmakingConfig, parse_time_control};
+use crate::config::{MatchmakingConfig, Speed, Variant};
 
 /// A challenge we sent and wait on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,13 +80,17 @@ impl Matchmaker {
     /// chooses the time control and variant, `pick2` the opponent.
     #[must_use]
     pub fn pick(&self, bots: &[User], now: Instant, pick: f64, pick2: f64) -> Option<Plan> {
-        let controls: Vec<(u32, u32)> =
-            self.config.time_controls.iter().filter_map(|t| parse_time_control(t).ok()).collect();
+        let controls = &self.config.time_controls;
         let choose = |n: usize, p: f64| ((p.clamp(0.0, 0.999_999)) * n as f64) as usize;
-        let (base, inc) = *controls.get(choose(controls.len(), pick))?;
+        let clock = *controls.get(choose(controls.len(), pick))?;
+        let (base, inc) = (clock.initial_s, clock.increment_s);
         let variants = &self.config.variants;
-        let variant = variants.get(choose(variants.len(), (pick * 7.0).fract()))?.clone();
-        let perf = if variant == "chess960" { "chess960" } else { speed_of_clock(i64::from(base), i64::from(inc)) };
+        let variant = *variants.get(choose(variants.len(), (pick * 7.0).fract()))?;
+        let perf = if variant == Variant::Chess960 {
+            "chess960"
+        } else {
+            Speed::of_clock(i64::from(base), i64::from(inc)).as_str()
+        };
         let mine = self.my_ratings.get(perf).copied();
         let candidates: Vec<&User> = bots
             .iter()
@@ -112,7 +115,7 @@ impl Matchmaker {
         let mut request = ChallengeRequest::clock(base, inc);
         request.time = ChallengeTime::Clock { limit_secs: base, increment_secs: inc };
         request.rated = self.config.rated;
-        request.variant = variant;
+        request.variant = variant.key().to_owned();
         Some(Plan { opponent: opponent.username.clone(), request })
     }
 
@@ -182,6 +185,7 @@ pub fn limit_wait(error: &ferz_lichess::Error) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::TimeControl;
     use serde_json::json;
 
     fn bots() -> Vec<User> {
@@ -194,8 +198,11 @@ mod tests {
     }
 
     fn matchmaker() -> Matchmaker {
-        let config =
-            MatchmakingConfig { enabled: true, time_controls: vec!["180+2".into()], ..MatchmakingConfig::default() };
+        let config = MatchmakingConfig {
+            enabled: true,
+            time_controls: vec![TimeControl { initial_s: 180, increment_s: 2 }],
+            ..MatchmakingConfig::default()
+        };
         Matchmaker::new(config, "me", HashMap::from([("blitz".to_owned(), 2000)]))
     }
 

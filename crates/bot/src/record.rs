@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use ferz_chess::{Move, PgnMove, Position, write_pgn};
+use ferz_chess::{Color, GameResult, Move, PgnMove, Position, write_pgn};
 use ferz_engine::Score;
 
 use crate::config::PgnConfig;
@@ -147,14 +147,15 @@ fn clock_text(ms: i64) -> String {
     format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
-/// The PGN result of a finished game from the server's winner and status.
+/// The result of a game from its winner and the server's status: `None` for a game that did
+/// not finish (aborted, never started, or an end the bot does not know, such as a task that
+/// gave up on its game), which PGN writes `*`.
 #[must_use]
-pub fn result_text(winner: Option<&str>, status: &str) -> &'static str {
+pub fn game_result(winner: Option<Color>, status: &str) -> Option<GameResult> {
     match (winner, status) {
-        (Some("white"), _) => "1-0",
-        (Some("black"), _) => "0-1",
-        (_, "aborted" | "noStart" | "created" | "started" | "unknownFinish" | "cheat") => "*",
-        _ => "1/2-1/2",
+        (Some(color), _) => Some(GameResult::Win(color)),
+        (None, "aborted" | "noStart" | "created" | "started" | "unknownFinish" | "cheat" | "unknown") => None,
+        (None, _) => Some(GameResult::Draw),
     }
 }
 
@@ -197,8 +198,9 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
         assert!(path.ends_with("20261121-ferzbot-vs-Alice-abcd1234.pgn"));
         std::fs::remove_dir_all(dir).unwrap();
-        assert_eq!(result_text(None, "aborted"), "*");
-        assert_eq!(result_text(None, "stalemate"), "1/2-1/2");
-        assert_eq!(result_text(Some("black"), "mate"), "0-1");
+        assert_eq!(game_result(None, "aborted"), None);
+        assert_eq!(game_result(None, "unknown"), None, "a game the task gave up on");
+        assert_eq!(game_result(None, "stalemate"), Some(GameResult::Draw));
+        assert_eq!(game_result(Some(Color::Black), "mate"), Some(GameResult::Win(Color::Black)));
     }
 }

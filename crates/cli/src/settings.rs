@@ -1,96 +1,18 @@
-//! Loading a TOML settings file into a crate's configuration struct.
+//! Settings for the subcommands: `ferz-settings` reads them (defaults, then the file, then
+//! `FERZ__<SECTION>__<KEY>` environment overrides; unknown keys and bad values fail with the
+//! key and the file). Each subcommand passes its default path (`config/bot.toml`,
+//! `config/selfplay.toml`) and the process environment, applies its command-line overrides,
+//! then runs the settings' own `validate`.
 //!
-//! Layers, later ones winning: the struct's built-in defaults, the file (`--config`, or the
-//! default path when it exists), then environment variables `FERZ__<SECTION>__<KEY>`. Only
-//! variables whose section the struct has are taken, so `FERZ__LICHESS__...` for the bot does
-//! not trouble the self-play worker. Unknown keys and bad values fail with the key and the
-//! file, and the settings struct's own validation runs afterwards.
+//! The tests here hold the files the CLI reads by default to the crates' defaults.
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use anyhow::{Context, bail};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
-/// The prefix of environment overrides.
-const ENV_PREFIX: &str = "FERZ__";
-
-/// Loads settings of type `T` from `explicit` (which must exist) or else from `default_path`
-/// (used only when it exists), with environment overrides from `env`.
-pub fn load<T>(
-    explicit: Option<&Path>,
-    default_path: &Path,
-    env: &HashMap<String, String>,
-) -> anyhow::Result<(T, String)>
-where
-    T: DeserializeOwned + Serialize + Default,
-{
-    let (path, origin) = match explicit {
-        Some(path) => {
-            if !path.is_file() {
-                bail!("settings file {} does not exist", path.display());
-            }
-            (Some(path), path.display().to_string())
-        }
-        None if default_path.is_file() => (Some(default_path), default_path.display().to_string()),
-        None => (None, "built-in defaults".to_owned()),
-    };
-    let sections = sections_of(&T::default());
-    let mut builder = config::Config::builder();
-    if let Some(path) = path {
-        builder = builder.add_source(config::File::from(path).format(config::FileFormat::Toml));
-    }
-    let mut overrides = Vec::new();
-    for (name, value) in env {
-        let Some(rest) = name.strip_prefix(ENV_PREFIX) else { continue };
-        let key = rest.to_ascii_lowercase().replace("__", ".");
-        let section = key.split('.').next().unwrap_or_default();
-        if sections.iter().any(|s| s == section) {
-            overrides.push(name.clone());
-            builder = builder
-                .set_override(&key, parse_env_value(value))
-                .with_context(|| format!("environment variable {name}"))?;
-        }
-    }
-    let settings = builder.build().with_context(|| format!("reading {origin}"))?;
-    let value: T = settings.try_deserialize().map_err(|e| {
-        let hint = if e.to_string().contains("unknown field") {
-            "; remove or rename the key (every key is listed with its default in config/)"
-        } else {
-            ""
-        };
-        let env_note = if overrides.is_empty() { String::new() } else { format!(" with {}", overrides.join(", ")) };
-        anyhow::anyhow!("{origin}{env_note}: {e}{hint}")
-    })?;
-    let origin = if overrides.is_empty() { origin } else { format!("{origin} + {}", overrides.join(", ")) };
-    Ok((value, origin))
-}
-
-/// The top-level sections of a settings struct, read off its default value.
-fn sections_of<T: Serialize>(value: &T) -> Vec<String> {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Environment values are strings; numbers and booleans are typed so that they fit the fields.
-fn parse_env_value(value: &str) -> config::Value {
-    if let Ok(b) = value.parse::<bool>() {
-        return b.into();
-    }
-    if let Ok(i) = value.parse::<i64>() {
-        return i.into();
-    }
-    if let Ok(f) = value.parse::<f64>() {
-        return f.into();
-    }
-    value.into()
-}
+pub use ferz_settings::load;
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+    use std::path::Path;
+
     use super::*;
     use ferz_selfplay::SelfplayConfig;
 
@@ -134,6 +56,7 @@ mod tests {
 
     #[test]
     fn a_platform_table_in_a_file_and_the_platform_from_the_environment() {
+        use ferz_bot::config::{Speed, Variant};
         use ferz_lichess::Platform;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.toml");
@@ -145,13 +68,19 @@ mod tests {
         ]);
         let (config, _): (ferz_bot::BotConfig, _) = load(Some(&path), Path::new("x"), &env).unwrap();
         config.validate().unwrap();
-        assert_eq!(config.lichess.platform().unwrap(), Platform::PyChess);
+        assert_eq!(config.lichess.platform, Platform::PyChess);
         let policy = config.challenge.for_platform(Platform::PyChess);
-        assert_eq!((policy.speeds, policy.max_base_s), (vec!["rapid".to_owned()], 1200));
-        assert_eq!(policy.variants, ["standard", "chess960", "shatranj"]);
+        assert_eq!((policy.speeds, policy.max_base_s), (vec![Speed::Rapid], 1200));
+        assert_eq!(policy.variants, [Variant::Standard, Variant::Chess960, Variant::Shatranj]);
         std::fs::write(&path, "[challenge.pychess]\nvariant = [\"shatranj\"]\n").unwrap();
         let err = load::<ferz_bot::BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string();
         assert!(err.contains("unknown field `variant`") && err.contains("bot.toml"), "{err}");
+        let env = HashMap::from([("FERZ__LICHESS__PLATFORM".to_owned(), "chesscom".to_owned())]);
+        let err = load::<ferz_bot::BotConfig>(None, Path::new("x"), &env).unwrap_err().to_string();
+        assert!(
+            err.contains("FERZ__LICHESS__PLATFORM") && err.contains("lichess.platform: unknown platform `chesscom`"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -170,7 +99,7 @@ mod tests {
         assert!(err.contains("gamez") && err.contains("selfplay.toml"), "{err}");
         let path = write(dir.path(), "[search]\nnodes = \"many\"\n");
         let err = load::<SelfplayConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string();
-        assert!(err.contains("nodes") && err.contains("selfplay.toml"), "{err}");
+        assert!(err.contains("search.nodes") && err.contains("selfplay.toml"), "{err}");
         let path = write(dir.path(), "[run\n");
         let err = load::<SelfplayConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string();
         assert!(err.contains("selfplay.toml"), "{err}");

@@ -7,12 +7,15 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::endpoint::Endpoint;
 
-/// The server family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// The server family. In settings it reads from its name (`"lichess"`, `"pychess"`, any case)
+/// through [`std::str::FromStr`], whose error lists the choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
 pub enum Platform {
     /// lichess.org (or any lila server).
     #[default]
@@ -115,6 +118,20 @@ impl fmt::Display for Platform {
     }
 }
 
+impl TryFrom<String> for Platform {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Platform, String> {
+        name.parse()
+    }
+}
+
+impl From<Platform> for &'static str {
+    fn from(platform: Platform) -> &'static str {
+        platform.as_str()
+    }
+}
+
 impl std::str::FromStr for Platform {
     type Err = String;
 
@@ -124,5 +141,20 @@ impl std::str::FromStr for Platform {
             "pychess" => Ok(Platform::PyChess),
             other => Err(format!("unknown platform `{other}` (expected `lichess` or `pychess`)")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_name_the_platform_in_any_case() {
+        let read = |name: &str| serde_json::from_value::<Platform>(serde_json::json!(name));
+        assert_eq!(read("pychess").unwrap(), Platform::PyChess);
+        assert_eq!(read("Lichess").unwrap(), Platform::Lichess);
+        let err = read("chesscom").unwrap_err().to_string();
+        assert!(err.contains("unknown platform `chesscom` (expected `lichess` or `pychess`)"), "{err}");
+        assert_eq!(serde_json::to_value(Platform::PyChess).unwrap(), serde_json::json!("pychess"));
     }
 }

@@ -5,7 +5,11 @@
 
 use std::path::PathBuf;
 
+use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
+
+/// A value that cannot work, with the key that holds it: the error of every ferz settings file.
+pub use ferz_settings::InvalidSetting;
 
 /// Everything a self-play run needs to know.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -222,25 +226,6 @@ impl Default for CacheConfig {
     }
 }
 
-/// A value that cannot work, with the key that holds it.
-#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
-#[error("{key} = {value}: {reason}")]
-pub struct InvalidSetting {
-    /// The dotted key, such as `search.nodes`.
-    pub key: &'static str,
-    /// The value as written.
-    pub value: String,
-    /// What to change.
-    pub reason: &'static str,
-}
-
-impl InvalidSetting {
-    /// A bad `value` of `key`, and what to change.
-    pub fn new(key: &'static str, value: impl ToString, reason: &'static str) -> InvalidSetting {
-        InvalidSetting { key, value: value.to_string(), reason }
-    }
-}
-
 impl SelfplayConfig {
     /// Worker threads to start: `run.threads`, or one per CPU when it is 0.
     #[must_use]
@@ -253,10 +238,11 @@ impl SelfplayConfig {
     }
 
     /// Checks the values that serde cannot: ranges and combinations.
+    ///
+    /// # Errors
+    /// The first value that cannot work, with its key and what to change.
     pub fn validate(&self) -> Result<(), InvalidSetting> {
-        let check =
-            |ok: bool, key, value: String, reason| if ok { Ok(()) } else { Err(InvalidSetting { key, value, reason }) };
-        check(self.run.threads <= 1024, "run.threads", self.run.threads.to_string(), "use 0 (one per CPU) to 1024")?;
+        in_range("run.threads", self.run.threads, 0..=1024, "use 0 (one per CPU) to 1024")?;
         let weights = [self.variants.chess, self.variants.chess960, self.variants.shatranj];
         check(
             weights.iter().any(|&w| w > 0),
@@ -265,48 +251,24 @@ impl SelfplayConfig {
             "give at least one of chess, chess960, shatranj a weight above 0",
         )?;
         match self.search.limit {
-            MoveLimit::Nodes => check(self.search.nodes >= 1, "search.nodes", "0".into(), "use at least 1 node")?,
-            MoveLimit::Depth => check(
-                (1..=64).contains(&self.search.depth),
-                "search.depth",
-                self.search.depth.to_string(),
-                "use a depth from 1 to 64",
-            )?,
+            MoveLimit::Nodes => at_least("search.nodes", self.search.nodes, 1, "use at least 1 node")?,
+            MoveLimit::Depth => in_range("search.depth", self.search.depth, 1..=64, "use a depth from 1 to 64")?,
         }
-        check(
-            (1..=65_536).contains(&self.search.hash_mb),
-            "search.hash_mb",
-            self.search.hash_mb.to_string(),
-            "use 1 to 65536 MiB",
-        )?;
-        check(
-            (1..=64).contains(&self.opening.multipv),
-            "opening.multipv",
-            self.opening.multipv.to_string(),
-            "use 1 to 64 candidates",
-        )?;
-        check(self.opening.margin_cp >= 0, "opening.margin_cp", self.opening.margin_cp.to_string(), "use 0 or more")?;
-        check(
-            self.opening.multipv_plies == 0 || self.opening.multipv_nodes >= 1,
-            "opening.multipv_nodes",
-            "0".into(),
-            "use at least 1 node",
-        )?;
-        check(self.adjudication.win_plies >= 1, "adjudication.win_plies", "0".into(), "use at least 1 ply")?;
-        check(self.adjudication.draw_plies >= 1, "adjudication.draw_plies", "0".into(), "use at least 1 ply")?;
-        check(
-            self.adjudication.max_plies >= 1 && self.adjudication.max_plies <= 10_000,
-            "adjudication.max_plies",
-            self.adjudication.max_plies.to_string(),
-            "use 1 to 10000 plies",
-        )?;
+        in_range("search.hash_mb", self.search.hash_mb, 1..=65_536, "use 1 to 65536 MiB")?;
+        in_range("opening.multipv", self.opening.multipv, 1..=64, "use 1 to 64 candidates")?;
+        at_least("opening.margin_cp", self.opening.margin_cp, 0, "use 0 or more")?;
+        if self.opening.multipv_plies > 0 {
+            at_least("opening.multipv_nodes", self.opening.multipv_nodes, 1, "use at least 1 node")?;
+        }
+        at_least("adjudication.win_plies", self.adjudication.win_plies, 1, "use at least 1 ply")?;
+        at_least("adjudication.draw_plies", self.adjudication.draw_plies, 1, "use at least 1 ply")?;
+        in_range("adjudication.max_plies", self.adjudication.max_plies, 1..=10_000, "use 1 to 10000 plies")?;
         check(
             self.output.text || self.output.marlin || self.output.pgn,
             "output",
-            "text = marlin = pgn = false".into(),
+            "text = marlin = pgn = false",
             "enable at least one output",
-        )?;
-        Ok(())
+        )
     }
 }
 

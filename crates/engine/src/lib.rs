@@ -19,6 +19,7 @@
 //! ```
 
 pub mod bench;
+mod driver;
 pub mod eval;
 mod history;
 mod limits;
@@ -32,7 +33,7 @@ mod time;
 pub mod tt;
 pub mod uci;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
 use ferz_chess::{Game, Move};
@@ -231,36 +232,9 @@ impl Engine {
     ) -> SearchResult {
         let start = Instant::now();
         let root = *game.position();
-        let mut moves: Vec<Move> = root.legal_moves().to_vec();
-        if !limits.searchmoves.is_empty() {
-            let restricted: Vec<Move> = moves.iter().copied().filter(|m| limits.searchmoves.contains(m)).collect();
-            if !restricted.is_empty() {
-                moves = restricted;
-            }
-        }
-        let budget = TimeBudget::new(limits, root.turn(), self.options.move_overhead, start);
-        let show_wdl = self.options.show_wdl;
+        let mut moves = driver::root_moves(&root, limits);
         if moves.is_empty() {
-            // The game is over: nothing to search. Still honour an infinite search's contract
-            // of returning only when stopped.
-            wait_for_stop(limits, signals);
-            // Lost (mated, or in Shatranj stalemated or bared): mate 0. Won by the bare-king
-            // rule: the shortest win there is. Drawn: 0.
-            let score = match root.outcome().and_then(ferz_chess::Outcome::winner) {
-                Some(winner) if winner == root.turn() => Score::Mate(1),
-                Some(_) => Score::Mate(0),
-                None => Score::Cp(0),
-            };
-            return SearchResult {
-                best: None,
-                ponder: None,
-                score,
-                depth: 0,
-                seldepth: 0,
-                nodes: 0,
-                pv: Vec::new(),
-                wdl: score::wdl(score),
-            };
+            return driver::game_over(&root, limits, signals);
         }
         // A root in the tablebases: search only the moves that keep the best result.
         let root_tb = RootTb::rank(&self.options.syzygy, &root, &moves);
@@ -269,10 +243,9 @@ impl Engine {
         }
         let tb_search = TbSearch::new(&self.options.syzygy, root_tb.as_ref(), &root);
         self.tt.new_search();
-        let multi_pv = self.options.multi_pv.min(moves.len()).max(1);
         let stop = AtomicBool::new(false);
         let nodes = AtomicU64::new(0);
-        let untimed = limits.infinite || limits.ponder;
+        let budget = TimeBudget::new(limits, root.turn(), self.options.move_overhead, start);
         let shared = SharedSearch {
             tt: &self.tt,
             stop: &stop,
@@ -285,171 +258,27 @@ impl Engine {
             node_limit: limits.nodes,
             tb: &tb_search,
         };
-        let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
+        let run = driver::SearchRun {
+            root,
+            limits,
+            signals,
+            start,
+            multi_pv: self.options.multi_pv.min(moves.len()).max(1),
+            max_depth: limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8)),
+            show_wdl: self.options.show_wdl,
+            root_tb: root_tb.as_ref(),
+        };
         let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
         for worker in std::iter::once(&mut *main).chain(helpers.iter_mut()) {
             worker.prepare(&root, game.keys(), &moves);
         }
-
         std::thread::scope(|scope| {
             for helper in helpers.iter_mut() {
-                let shared = &shared;
-                scope.spawn(move || {
-                    // Helpers start at staggered depths so that threads spread over the tree.
-                    let mut depth = 1 + (helper.id % 2) as i32;
-                    while depth <= max_depth && !shared.should_stop() {
-                        helper.aspiration(&root, depth, 0, shared);
-                        if helper.stopped() {
-                            break;
-                        }
-                        helper.complete_iteration(depth);
-                        // A helper that reaches the depth limit first ends the search: its
-                        // result is as deep as asked (see `deepest` below). Not under MultiPV:
-                        // a helper searches one line, and the user asked for several at that
-                        // depth, which only the main thread provides.
-                        if depth == max_depth && limits.depth.is_some() && multi_pv == 1 {
-                            shared.stop.store(true, Ordering::Relaxed);
-                        }
-                        depth += 1;
-                    }
-                    helper.flush_nodes(shared);
-                });
+                let (run, shared) = (&run, &shared);
+                scope.spawn(move || run.helper_loop(helper, shared));
             }
-
-            let mut best_changes = 0.0f64;
-            let mut last_best = None;
-            let mut last_score: Option<i32> = None;
-            for depth in 1..=max_depth {
-                for pv_index in 0..multi_pv {
-                    main.aspiration(&root, depth, pv_index, &shared);
-                    // A later line may have come out better than an earlier one.
-                    main.root_moves[..=pv_index].sort_by_key(|m| std::cmp::Reverse(m.score));
-                    if main.stopped() {
-                        break;
-                    }
-                }
-                if main.stopped() && depth > 1 {
-                    break;
-                }
-                main.complete_iteration(depth);
-                let elapsed = start.elapsed();
-                report(main, &shared, multi_pv, depth, elapsed, show_wdl, root_tb.as_ref(), info);
-
-                let best = main.root_moves[0].clone();
-                if last_best.is_some_and(|m| m != best.mv) {
-                    best_changes += 1.0;
-                }
-                best_changes *= 0.5;
-                last_best = Some(best.mv);
-                if let Some(mate) = limits.mate
-                    && matches!(Score::from_internal(best.score), Score::Mate(m) if m > 0 && m as u32 <= mate)
-                {
-                    break;
-                }
-                let progress = SearchProgress {
-                    best_move_changes: best_changes,
-                    best_move_share: best.nodes as f64 / main.nodes.max(1) as f64,
-                    score_drop: last_score.map_or(0, |last| (last - best.score).max(0)),
-                };
-                last_score = Some(best.score);
-                if shared.clock_running() && budget.iteration_time_is_up(elapsed, &progress) {
-                    break;
-                }
-                if is_mate_found(best.score, depth) && !untimed {
-                    break;
-                }
-            }
-            // An infinite search, or a ponder search without a hit, reports only when stopped.
-            wait_for_stop(limits, signals);
-            stop.store(true, Ordering::Relaxed);
-            main.flush_nodes(&shared);
+            run.main_loop(main, &shared, info);
         });
-
-        // Lazy SMP: a helper that completed a deeper iteration than the main thread has the
-        // better-informed move (single-PV searches only; helpers search one line).
-        let chosen = match helpers
-            .iter()
-            .filter(|h| h.completed_depth > main.completed_depth)
-            .max_by_key(|h| h.completed_depth)
-        {
-            Some(helper) if multi_pv == 1 => {
-                report(helper, &shared, 1, helper.completed_depth, start.elapsed(), show_wdl, root_tb.as_ref(), info);
-                helper
-            }
-            _ => &*main,
-        };
-        let best = &chosen.root_moves[0];
-        // Stopped before the first move was searched (a tiny time budget): no score is known.
-        let score = if best.score == -score::INFINITY {
-            root_tb.as_ref().map_or(Score::Cp(0), |tb| Score::from_internal(tb.score()))
-        } else {
-            Score::from_internal(tablebase::root_score(best.score, root_tb.as_ref()))
-        };
-        SearchResult {
-            best: Some(best.mv),
-            ponder: best.pv.get(1).copied(),
-            score,
-            depth: chosen.completed_depth.max(1) as u32,
-            seldepth: best.seldepth as u32,
-            nodes: nodes.load(Ordering::Relaxed),
-            pv: best.pv.clone(),
-            wdl: score::wdl(score),
-        }
-    }
-}
-
-/// Whether a mate has been proved deeply enough that more iterations cannot shorten it.
-fn is_mate_found(score: i32, depth: i32) -> bool {
-    score::is_mate(score) && (score::MATE - score.abs()) * 2 < depth
-}
-
-fn wait_for_stop(limits: &SearchLimits, signals: &Signals) {
-    if !(limits.infinite || limits.ponder) {
-        return;
-    }
-    loop {
-        if signals.stop.load(Ordering::Relaxed) {
-            return;
-        }
-        if limits.ponder && !limits.infinite && signals.ponderhit.load(Ordering::Relaxed) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn report(
-    main: &Worker,
-    shared: &SharedSearch<'_>,
-    multi_pv: usize,
-    depth: i32,
-    elapsed: Duration,
-    show_wdl: bool,
-    root_tb: Option<&RootTb>,
-    info: &mut dyn FnMut(&SearchInfo),
-) {
-    let nodes = shared.nodes.load(Ordering::Relaxed).max(main.nodes);
-    let nps = (nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64;
-    let hashfull = shared.tt.hashfull();
-    for (index, line) in main.root_moves.iter().take(multi_pv).enumerate() {
-        if line.score == -score::INFINITY {
-            continue;
-        }
-        let score = Score::from_internal(tablebase::root_score(line.score, root_tb));
-        info(&SearchInfo {
-            depth: depth as u32,
-            seldepth: line.seldepth.max(1) as u32,
-            multipv: index as u32 + 1,
-            score,
-            bound: (line.bound != Bound::Exact).then_some(line.bound),
-            wdl: show_wdl.then(|| score::wdl(score)),
-            nodes,
-            nps,
-            hashfull,
-            time: elapsed,
-            tbhits: shared.tb.hits(),
-            pv: line.pv.clone(),
-        });
+        run.choose_result(main, helpers, &shared, info)
     }
 }

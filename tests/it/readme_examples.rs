@@ -325,7 +325,7 @@ rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - id \"Nf3\";
 #[test]
 fn every_ferz_example_in_the_readmes_parses_and_runs() {
     let examples: Vec<Example> = readmes().iter().flat_map(|readme| examples_in(readme)).collect();
-    // The root README alone shows a dozen; finding none means the extraction broke.
+    // README.md, deploy/ and docs/ show over a dozen; finding fewer means the extraction broke.
     assert!(examples.len() >= 8, "only {} examples found: {examples:?}", examples.len());
     let mut ran = 0;
     for example in &examples {

@@ -1,8 +1,9 @@
 //! The `ferz` commands the READMEs print, run as a user would run them.
 //!
-//! Every fenced code block of `README.md` and of each `README.md` under `deploy/` is read; each
-//! line that runs `ferz` (directly, as `target/release/ferz`, through `cargo run --`, or as the
-//! `ferz` image of `docker run`) is checked:
+//! Every fenced code block of `README.md`, of each `README.md` under `deploy/` and of each
+//! Markdown file in `docs/` is read; each line that runs `ferz` (directly, as
+//! `target/release/ferz`, through `cargo run --`, or as the `ferz` image of `docker run`) is
+//! checked:
 //! - a concrete command is run in a fresh directory with its sizes made small (`--games 2`, a few
 //!   hundred nodes, a fast clock) and must exit 0; one that needs a program or a server the test
 //!   machine lacks (another engine, Lichess) is checked like a synopsis instead;
@@ -31,10 +32,17 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }
 
-/// The READMEs whose examples are checked: the root one and every one under `deploy/`.
+/// The documents whose examples are checked: the root README, every README under `deploy/` and
+/// every Markdown file in `docs/` (where the README's longer material lives).
 fn readmes() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut found = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("read docs/") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_some_and(|ext| ext == "md") {
+            found.push(path);
+        }
+    }
     let mut dirs = vec![root.join("deploy")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).expect("read deploy/") {
@@ -317,7 +325,7 @@ rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - id \"Nf3\";
 #[test]
 fn every_ferz_example_in_the_readmes_parses_and_runs() {
     let examples: Vec<Example> = readmes().iter().flat_map(|readme| examples_in(readme)).collect();
-    // The root README alone shows a dozen; finding none means the extraction broke.
+    // README.md, deploy/ and docs/ show over a dozen; finding fewer means the extraction broke.
     assert!(examples.len() >= 8, "only {} examples found: {examples:?}", examples.len());
     let mut ran = 0;
     for example in &examples {

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use ferz_chess::{Color, UciMove};
+use ferz_testserver::{Request, Response};
 use serde_json::{Value, json};
 
-use super::http::{Full, Request};
 use super::state::{ChallengeRec, Slot, State, Status, TimeControl, UserInfo, after, start_position};
 use super::{ChallengeAnswer, ChallengeState, Shared, json};
 
@@ -20,20 +20,11 @@ pub(crate) enum Target {
 }
 
 /// How to answer a request.
-pub(crate) enum Response {
+pub(crate) enum Answer {
     /// A whole response.
-    Full(Full),
+    Whole(Response),
     /// A chunked ndjson stream, written from the slot of `target` that belongs to this connection.
     Stream(Target),
-}
-
-impl Response {
-    pub(crate) fn status(&self) -> u16 {
-        match self {
-            Response::Full(full) => full.status,
-            Response::Stream(_) => 200,
-        }
-    }
 }
 
 const NOT_YOUR_TURN: &str = "Not your turn, or game already over";
@@ -46,12 +37,12 @@ fn trueish(value: &str) -> bool {
 }
 
 /// Answers one request; `conn` is the connection id (for streams).
-pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Response {
+pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Answer {
     if shared.config.is_pychess() {
         return super::pychess::handle(st, shared, req, conn, now);
     }
     if let Some(full) = st.http_fault(&req.path) {
-        return Response::Full(full);
+        return Answer::Whole(full);
     }
     let segs = req.segments();
     let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
@@ -59,20 +50,20 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
 
     // Public endpoints.
     match (method, segs.as_slice()) {
-        ("POST", ["api", "token", "test"]) => return Response::Full(token_test(shared, req)),
-        ("GET", ["api", "bot", "online"]) => return Response::Full(online_bots(st, req)),
-        ("GET", ["api", "users", "status"]) => return Response::Full(users_status(st, shared, req)),
-        ("GET", ["game", "export", id]) => return Response::Full(export(st, shared, id)),
+        ("POST", ["api", "token", "test"]) => return Answer::Whole(token_test(shared, req)),
+        ("GET", ["api", "bot", "online"]) => return Answer::Whole(online_bots(st, req)),
+        ("GET", ["api", "users", "status"]) => return Answer::Whole(users_status(st, shared, req)),
+        ("GET", ["game", "export", id]) => return Answer::Whole(export(st, shared, id)),
         _ => {}
     }
 
     // Everything else needs the token.
     match req.header("authorization").map(str::trim) {
-        None => return Response::Full(Full::error(401, "Login required")),
+        None => return Answer::Whole(Response::error(401, "Login required")),
         Some(auth) => {
             let token = auth.strip_prefix("Bearer ").or_else(|| auth.strip_prefix("bearer ")).unwrap_or("").trim();
             if token != shared.config.token {
-                return Response::Full(Full::error(401, "No such token"));
+                return Answer::Whole(Response::error(401, "No such token"));
             }
         }
     }
@@ -80,29 +71,29 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
     let has_scope = |any: &[&str]| any.iter().any(|s| scopes.contains(s));
     let bot_path = segs.starts_with(&["api", "bot"]);
     if bot_path && !has_scope(&["bot:play"]) {
-        return Response::Full(Full::error(403, "Missing scope"));
+        return Answer::Whole(Response::error(403, "Missing scope"));
     }
     if bot_path && segs != ["api", "bot", "account", "upgrade"] && !st.bot_is_bot {
-        return Response::Full(Full::error(400, BOT_ONLY));
+        return Answer::Whole(Response::error(400, BOT_ONLY));
     }
     if segs.starts_with(&["api", "challenge"]) && !has_scope(&["bot:play", "board:play", "challenge:write"]) {
-        return Response::Full(Full::error(403, "Missing scope"));
+        return Answer::Whole(Response::error(403, "Missing scope"));
     }
 
     let full = match (method, segs.as_slice()) {
-        ("GET", ["api", "account"]) => Full::json(200, json::account(st, shared)),
+        ("GET", ["api", "account"]) => Response::json(200, json::account(st, shared)),
         ("GET", ["api", "account", "playing"]) => playing(st, shared, req, now),
         ("POST", ["api", "bot", "account", "upgrade"]) => upgrade(st),
         ("GET", ["api", "stream", "event"]) => {
             if !has_scope(&["bot:play", "board:play", "challenge:read"]) {
-                return Response::Full(Full::error(403, "Missing scope"));
+                return Answer::Whole(Response::error(403, "Missing scope"));
             }
             open_event_stream(st, shared, conn, now);
-            return Response::Stream(Target::Event);
+            return Answer::Stream(Target::Event);
         }
         ("GET", ["api", "bot", "game", "stream", id]) => match open_game_stream(st, shared, id, conn, now) {
             Some(error) => error,
-            None => return Response::Stream(Target::Game((*id).to_owned())),
+            None => return Answer::Stream(Target::Game((*id).to_owned())),
         },
         ("POST", ["api", "bot", "game", id, "move", uci]) => make_move(st, shared, req, id, uci, now),
         ("GET", ["api", "bot", "game", id, "chat"]) => read_chat(st, id),
@@ -112,14 +103,14 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
         ("POST", ["api", "challenge", id, "decline"]) => decline(st, req, id),
         ("POST", ["api", "challenge", id, "cancel"]) => cancel(st, shared, id, now),
         ("POST", ["api", "challenge", username]) => create_challenge(st, shared, req, username, now),
-        _ => Full::error(404, "Not found."),
+        _ => Response::error(404, "Not found."),
     };
-    Response::Full(full)
+    Answer::Whole(full)
 }
 
 // ---- account ----
 
-fn token_test(shared: &Shared, req: &Request) -> Full {
+fn token_test(shared: &Shared, req: &Request) -> Response {
     let mut answer = serde_json::Map::new();
     for token in req.body.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         let info = if token == shared.config.token {
@@ -129,18 +120,18 @@ fn token_test(shared: &Shared, req: &Request) -> Full {
         };
         answer.insert(token.to_owned(), info);
     }
-    Full::json(200, Value::Object(answer))
+    Response::json(200, Value::Object(answer))
 }
 
-fn upgrade(st: &mut State) -> Full {
+fn upgrade(st: &mut State) -> Response {
     if st.bot_is_bot {
-        return Full::error(400, "This account is already a bot account.");
+        return Response::error(400, "This account is already a bot account.");
     }
     st.bot_is_bot = true;
-    Full::ok()
+    Response::ok()
 }
 
-fn playing(st: &State, shared: &Shared, req: &Request, now: Instant) -> Full {
+fn playing(st: &State, shared: &Shared, req: &Request, now: Instant) -> Response {
     let nb = req.query_param("nb").and_then(|n| n.parse::<usize>().ok()).unwrap_or(9).clamp(1, 50);
     let mut games: Vec<&super::state::GameSim> = st.games.iter().filter(|g| g.status == Status::Started).collect();
     // lila lists the games where it is our turn first.
@@ -154,16 +145,16 @@ fn playing(st: &State, shared: &Shared, req: &Request, now: Instant) -> Full {
             json::game_info(&st.games[gi], st, shared, now)
         })
         .collect();
-    Full::json(200, json!({ "nowPlaying": now_playing, "nbMyTurn": my_turn }))
+    Response::json(200, json!({ "nowPlaying": now_playing, "nbMyTurn": my_turn }))
 }
 
-fn online_bots(st: &State, req: &Request) -> Full {
+fn online_bots(st: &State, req: &Request) -> Response {
     let nb = req.query_param("nb").and_then(|n| n.parse::<usize>().ok()).unwrap_or(100).clamp(1, 512);
     let body: String = st.online_bots.iter().take(nb).map(|b| format!("{}\n", json::online_bot(b))).collect();
-    Full { status: 200, content_type: "application/x-ndjson", headers: Vec::new(), body }
+    Response::new(200, "application/x-ndjson", body)
 }
 
-fn users_status(st: &State, shared: &Shared, req: &Request) -> Full {
+fn users_status(st: &State, shared: &Shared, req: &Request) -> Response {
     let ids = req.query_param("ids").unwrap_or_default();
     let bot_id = shared.config.bot_id.to_lowercase();
     let users: Vec<Value> = ids
@@ -194,13 +185,13 @@ fn users_status(st: &State, shared: &Shared, req: &Request) -> Full {
             v
         })
         .collect();
-    Full::json(200, Value::Array(users))
+    Response::json(200, Value::Array(users))
 }
 
 /// `/game/export/{id}`: a PGN of the game.
-fn export(st: &State, shared: &Shared, id: &str) -> Full {
+fn export(st: &State, shared: &Shared, id: &str) -> Response {
     let Some(g) = st.games.iter().find(|g| g.id == id) else {
-        return Full::error(404, "Not found.");
+        return Response::error(404, "Not found.");
     };
     let result = match (g.status, g.winner) {
         (Status::Started, _) => "*",
@@ -234,7 +225,7 @@ fn export(st: &State, shared: &Shared, id: &str) -> Full {
     pgn.push('\n');
     pgn.push_str(&text);
     pgn.push('\n');
-    Full { status: 200, content_type: "application/x-chess-pgn", headers: Vec::new(), body: pgn }
+    Response::new(200, "application/x-chess-pgn", pgn)
 }
 
 // ---- streams ----
@@ -260,9 +251,9 @@ fn open_event_stream(st: &mut State, shared: &Shared, conn: u64, now: Instant) {
 }
 
 /// Opens a game stream; an error response if there is no such game.
-fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Option<Full> {
+fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Option<Response> {
     let Some(gi) = st.game_index(id) else {
-        return Some(Full::error(404, "No such game"));
+        return Some(Response::error(404, "No such game"));
     };
     let full = json::game_full(&st.games[gi], st, shared, now).to_string();
     let g = &mut st.games[gi];
@@ -281,21 +272,21 @@ fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: I
 
 // ---- playing ----
 
-pub(crate) fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str, uci: &str, now: Instant) -> Full {
+pub(crate) fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str, uci: &str, now: Instant) -> Response {
     let Some(gi) = st.game_index(id) else {
-        return Full::error(404, "No such game");
+        return Response::error(404, "No such game");
     };
     let parsed = match uci.parse::<UciMove>() {
         Ok(UciMove::Normal { from, to, .. }) => (from, to),
-        _ => return Full::error(400, &format!("Invalid UCI: {uci}")),
+        _ => return Response::error(400, &format!("Invalid UCI: {uci}")),
     };
     let g = &mut st.games[gi];
     if g.reject_moves > 0 {
         g.reject_moves -= 1;
-        return Full::error(400, NOT_YOUR_TURN);
+        return Response::error(400, NOT_YOUR_TURN);
     }
     if g.status != Status::Started || g.turn() != g.bot_color {
-        return Full::error(400, NOT_YOUR_TURN);
+        return Response::error(400, NOT_YOUR_TURN);
     }
     let bot = g.bot_color;
     let opp = !bot;
@@ -305,7 +296,7 @@ pub(crate) fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str
         if g.draw_offer[opp.index()] {
             // Accepting ends the game before the move; lila swallows the move's failure.
             st.finish(gi, Status::Draw, None, shared, now);
-            return Full::ok();
+            return Response::ok();
         }
     }
     let position = *g.board.position();
@@ -318,7 +309,7 @@ pub(crate) fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str
                 Some(piece) if piece.color == bot => format!("Piece on {from} cannot move to {to}"),
                 _ => format!("No piece on {from}"),
             };
-            return Full::error(400, &message);
+            return Response::error(400, &message);
         }
     };
     g.prompt_provisional = false;
@@ -339,12 +330,12 @@ pub(crate) fn make_move(st: &mut State, shared: &Shared, req: &Request, id: &str
         None => {}
     }
     st.apply_move(gi, m, shared, now);
-    Full::ok()
+    Response::ok()
 }
 
-fn read_chat(st: &State, id: &str) -> Full {
+fn read_chat(st: &State, id: &str) -> Response {
     let Some(g) = st.games.iter().find(|g| g.id == id) else {
-        return Full::error(404, "No such game");
+        return Response::error(404, "No such game");
     };
     let lines: Vec<Value> = g
         .chat_log
@@ -352,13 +343,13 @@ fn read_chat(st: &State, id: &str) -> Full {
         .filter(|(_, room, _)| room == "player")
         .map(|(user, _, text)| json!({ "text": text, "user": user }))
         .collect();
-    Full::json(200, Value::Array(lines))
+    Response::json(200, Value::Array(lines))
 }
 
 /// `POST /api/bot/game/{id}/{command}`: abort, resign, draw, takeback, claims, chat.
-fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, command: &[&str], now: Instant) -> Full {
+fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, command: &[&str], now: Instant) -> Response {
     let Some(gi) = st.game_index(id) else {
-        return Full::error(404, "No such game");
+        return Response::error(404, "No such game");
     };
     let g = &mut st.games[gi];
     let bot = g.bot_color;
@@ -367,24 +358,24 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
     match command {
         ["abort"] => {
             if !started || g.ply() >= 2 {
-                return Full::error(400, "This game can no longer be aborted");
+                return Response::error(400, "This game can no longer be aborted");
             }
             st.finish(gi, Status::Aborted, None, shared, now);
-            Full::ok()
+            Response::ok()
         }
         ["resign"] => {
             if !started {
-                return Full::error(400, "This game cannot be resigned");
+                return Response::error(400, "This game cannot be resigned");
             }
             // lila aborts a game that can still be aborted.
             let status = if g.ply() < 2 { Status::Aborted } else { Status::Resign };
             let winner = (status == Status::Resign).then_some(opp);
             st.finish(gi, status, winner, shared, now);
-            Full::ok()
+            Response::ok()
         }
         ["draw", answer] => {
             if !started {
-                return Full::ok();
+                return Response::ok();
             }
             if trueish(answer) {
                 if g.draw_offer[opp.index()] {
@@ -403,11 +394,11 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
                 g.draw_offers_declined_by_bot += 1;
                 g.push_state(shared, now);
             }
-            Full::ok()
+            Response::ok()
         }
         ["takeback", answer] => {
             if !started {
-                return Full::ok();
+                return Response::ok();
             }
             let grant = trueish(answer);
             let delay = shared.config.takeback_answer_delay;
@@ -417,53 +408,53 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
                 let id = g.id.clone();
                 st.takeback_answer_due.push((after(now, delay), id, grant));
             }
-            Full::ok()
+            Response::ok()
         }
         ["claim-victory"] => {
             if started && g.opp.claimable(now) {
                 st.finish(gi, Status::Timeout, Some(bot), shared, now);
-                Full::ok()
+                Response::ok()
             } else {
-                Full::error(400, "You cannot claim the win on this game")
+                Response::error(400, "You cannot claim the win on this game")
             }
         }
         ["claim-draw"] => {
             if started && g.opp.claimable(now) {
                 st.finish(gi, Status::Draw, None, shared, now);
-                Full::ok()
+                Response::ok()
             } else {
-                Full::error(400, "You cannot claim draw on this game")
+                Response::error(400, "You cannot claim draw on this game")
             }
         }
-        ["berserk"] => Full::error(400, "Cannot berserk"),
+        ["berserk"] => Response::error(400, "Cannot berserk"),
         ["chat"] => {
             let fields = req.fields();
             let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
             let room = field("room").unwrap_or_default();
             let text = field("text").unwrap_or_default();
             if room != "player" && room != "spectator" {
-                return Full::json(400, json!({ "error": { "room": ["error.required"] } }));
+                return Response::json(400, json!({ "error": { "room": ["error.required"] } }));
             }
             if text.trim().is_empty() {
-                return Full::json(400, json!({ "error": { "text": ["error.required"] } }));
+                return Response::json(400, json!({ "error": { "text": ["error.required"] } }));
             }
             if text.chars().count() > 140 {
-                return Full::json(400, json!({ "error": { "text": ["error.maxLength"] } }));
+                return Response::json(400, json!({ "error": { "text": ["error.maxLength"] } }));
             }
             let user = shared.config.bot_id.clone();
             g.chat.push((room.clone(), text.clone()));
             g.chat_log.push((user.clone(), room.clone(), text.clone()));
             let line = json!({ "type": "chatLine", "room": room, "username": user, "text": text }).to_string();
             g.push_line(line, None);
-            Full::ok()
+            Response::ok()
         }
-        _ => Full::error(404, "No such command"),
+        _ => Response::error(404, "No such command"),
     }
 }
 
 // ---- challenges ----
 
-fn list_challenges(st: &State, shared: &Shared) -> Full {
+fn list_challenges(st: &State, shared: &Shared) -> Response {
     let pending = |outgoing: bool| -> Vec<Value> {
         st.challenges
             .iter()
@@ -471,75 +462,77 @@ fn list_challenges(st: &State, shared: &Shared) -> Full {
             .map(|c| json::challenge(c, st, shared, Some(if outgoing { "out" } else { "in" })))
             .collect()
     };
-    Full::json(200, json!({ "in": pending(false), "out": pending(true) }))
+    Response::json(200, json!({ "in": pending(false), "out": pending(true) }))
 }
 
-pub(crate) fn accept(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Full {
+pub(crate) fn accept(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Response {
     let Some(ci) = st.challenge_index(id) else {
-        return Full::error(404, "Not found.");
+        return Response::error(404, "Not found.");
     };
     let ch = st.challenges[ci].clone();
     if ch.outgoing || ch.state != ChallengeState::Pending {
-        return Full::error(404, "Not found.");
+        return Response::error(404, "Not found.");
     }
     match st.create_game(&ch, shared, now) {
         Ok(gi) => {
             let game_id = st.games[gi].id.clone();
             st.challenges[ci].state = ChallengeState::Accepted { game_id };
-            Full::ok()
+            Response::ok()
         }
-        Err(e) => Full::error(400, &e),
+        Err(e) => Response::error(400, &e),
     }
 }
 
-pub(crate) fn decline(st: &mut State, req: &Request, id: &str) -> Full {
+pub(crate) fn decline(st: &mut State, req: &Request, id: &str) -> Response {
     let Some(ci) = st.challenge_index(id) else {
-        return Full::error(404, "Not found.");
+        return Response::error(404, "Not found.");
     };
     let ch = &mut st.challenges[ci];
     if ch.outgoing || ch.state != ChallengeState::Pending {
-        return Full::error(404, "Not found.");
+        return Response::error(404, "Not found.");
     }
     let reason = req.fields().into_iter().find(|(k, _)| k == "reason").map(|(_, v)| v).unwrap_or_default();
     ch.state = ChallengeState::Declined { reason: json::decline_key(&reason).to_owned() };
-    Full::ok()
+    Response::ok()
 }
 
-fn cancel(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Full {
+fn cancel(st: &mut State, shared: &Shared, id: &str, now: Instant) -> Response {
     let Some(ci) = st.challenge_index(id) else {
-        return Full::error(404, "Not found.");
+        return Response::error(404, "Not found.");
     };
     match st.challenges[ci].state.clone() {
         ChallengeState::Pending if st.challenges[ci].outgoing => {
             st.challenges[ci].state = ChallengeState::Canceled;
-            Full::ok()
+            Response::ok()
         }
         ChallengeState::Pending => {
             st.challenges[ci].state = ChallengeState::Declined { reason: "generic".into() };
-            Full::ok()
+            Response::ok()
         }
         ChallengeState::Accepted { game_id } => match st.game_index(&game_id) {
             Some(gi) if st.games[gi].status == Status::Started && st.games[gi].ply() < 2 => {
                 st.finish(gi, Status::Aborted, None, shared, now);
-                Full::ok()
+                Response::ok()
             }
-            _ => Full::error(404, "Not found."),
+            _ => Response::error(404, "Not found."),
         },
-        _ => Full::error(404, "Not found."),
+        _ => Response::error(404, "Not found."),
     }
 }
 
 /// `POST /api/challenge/{username}`: the bot challenges someone (form or JSON body).
-fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &str, now: Instant) -> Full {
+fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &str, now: Instant) -> Response {
     let fields: BTreeMap<String, String> = req.fields().into_iter().collect();
     let dest_id = username.to_lowercase();
     if dest_id == shared.config.bot_id.to_lowercase() {
-        return Full::error(400, "You cannot challenge yourself");
+        return Response::error(400, "You cannot challenge yourself");
     }
-    let number = |name: &str| -> Result<Option<u32>, Full> {
+    let number = |name: &str| -> Result<Option<u32>, Response> {
         match fields.get(name) {
             None => Ok(None),
-            Some(v) => v.trim().parse::<u32>().map(Some).map_err(|_| Full::error(400, &format!("Invalid {name}: {v}"))),
+            Some(v) => {
+                v.trim().parse::<u32>().map(Some).map_err(|_| Response::error(400, &format!("Invalid {name}: {v}")))
+            }
         }
     };
     let limit = match number("clock.limit") {
@@ -561,7 +554,7 @@ fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &s
     };
     let online = st.online_bots.iter().find(|b| b.username.to_lowercase() == dest_id).cloned();
     if online.is_some() && fields.get("rules").is_some_and(|r| !r.trim().is_empty()) {
-        return Full::error(400, "Rules not applicable for bots");
+        return Response::error(400, "Rules not applicable for bots");
     }
     let mut variant = fields.get("variant").cloned().unwrap_or_else(|| "standard".into());
     let fen = fields.get("fen").cloned().filter(|f| !f.trim().is_empty());
@@ -571,7 +564,7 @@ fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &s
     if let Some(fen) = &fen
         && start_position(&variant, Some(fen), &mut ferz_chess::SplitMix64::new(0)).is_err()
     {
-        return Full::error(400, &format!("Invalid FEN: {fen}"));
+        return Response::error(400, &format!("Invalid FEN: {fen}"));
     }
     let answer = st.answers.get(&dest_id).cloned().unwrap_or(ChallengeAnswer::Ignore);
     let id = st.new_id();
@@ -611,7 +604,7 @@ fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &s
             "error": "You played 100 games against other bots today, please wait before challenging another bot.",
             "ratelimit": { "key": "bot.vsBot.day", "seconds": 86_398 },
         });
-        return Full::json(429, body);
+        return Response::json(429, body);
     }
     let body = json::challenge(&ch, st, shared, Some("out"));
     let event = json::challenge_event(&ch, st, shared);
@@ -620,5 +613,5 @@ fn create_challenge(st: &mut State, shared: &Shared, req: &Request, username: &s
     if !matches!(answer, ChallengeAnswer::Ignore) {
         st.answer_due.push((after(now, shared.config.challenge_answer_delay), id));
     }
-    Full::json(200, body)
+    Response::json(200, body)
 }

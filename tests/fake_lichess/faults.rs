@@ -2,8 +2,9 @@
 
 use std::time::{Duration, Instant};
 
+use ferz_testserver::Response;
+
 use super::Shared;
-use super::http::Full;
 use super::state::{End, Out, State, after};
 
 /// A fault to inject with [`super::FakeLichess::inject`].
@@ -130,7 +131,7 @@ impl State {
     }
 
     /// The answer of an HTTP fault matching `path`, if one is armed (and counts it).
-    pub(crate) fn http_fault(&mut self, path: &str) -> Option<Full> {
+    pub(crate) fn http_fault(&mut self, path: &str) -> Option<Response> {
         let index = self.http_faults.iter().position(|f| f.times > 0 && path.contains(&f.path_contains))?;
         let fault = &mut self.http_faults[index];
         fault.times -= 1;
@@ -139,18 +140,16 @@ impl State {
             self.http_faults.remove(index);
         }
         Some(match kind {
-            HttpFaultKind::ServerError(status) => Full {
-                status,
-                content_type: "text/plain; charset=utf-8",
-                headers: Vec::new(),
-                body: format!("fake server error {status}"),
-            },
-            HttpFaultKind::RateLimit(retry_after) => Full {
-                status: 429,
-                content_type: "text/html; charset=utf-8",
-                headers: retry_after.map(|s| ("Retry-After".to_owned(), s.to_string())).into_iter().collect(),
-                body: TOO_MANY_REQUESTS_PAGE.to_owned(),
-            },
+            HttpFaultKind::ServerError(status) => {
+                Response::new(status, "text/plain; charset=utf-8", format!("fake server error {status}"))
+            }
+            HttpFaultKind::RateLimit(retry_after) => {
+                let page = Response::new(429, "text/html; charset=utf-8", TOO_MANY_REQUESTS_PAGE);
+                match retry_after {
+                    Some(seconds) => page.header("Retry-After", &seconds.to_string()),
+                    None => page,
+                }
+            }
         })
     }
 }

@@ -1,12 +1,12 @@
 //! A fake Lichess server for the bot's system tests.
 //!
-//! [`FakeLichess`] is a thread-based HTTP/1.1 server on `127.0.0.1` that simulates the part of
-//! Lichess a bot uses, with lila's semantics as described in the Bot API reference: accounts
-//! and tokens, the event stream, challenges both ways, bot game streams with `gameFull` and
-//! `gameState` lines, moves with clocks, draws, takebacks, aborts, resignations, claims, chat,
-//! the daily bot-game limit. The other side of every game is a scripted [`Opponent`], and
-//! [`Fault`]s break things on purpose (closed, silent or truncated streams, 5xx, HTML 429s,
-//! duplicate events, refused moves).
+//! [`FakeLichess`] serves on `127.0.0.1` through `ferz-testserver`'s threaded HTTP/1.1 server
+//! and simulates the part of Lichess a bot uses, with lila's semantics as described in the Bot
+//! API reference: accounts and tokens, the event stream, challenges both ways, bot game streams
+//! with `gameFull` and `gameState` lines, moves with clocks, draws, takebacks, aborts,
+//! resignations, claims, chat, the daily bot-game limit. The other side of every game is a
+//! scripted [`Opponent`], and [`Fault`]s break things on purpose (closed, silent or truncated
+//! streams, 5xx, HTML 429s, duplicate events, refused moves).
 //!
 //! Everything a test may wait for is observable: [`FakeLichess::game`],
 //! [`FakeLichess::challenge_state`], [`FakeLichess::requests`], … and
@@ -83,7 +83,6 @@
 
 mod endpoints;
 mod faults;
-mod http;
 mod json;
 mod opponents;
 mod pychess;
@@ -91,11 +90,12 @@ mod state;
 mod stream;
 
 use std::collections::BTreeMap;
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use ferz_testserver::{Listener, Recorded, Server};
 
 pub use faults::Fault;
 pub use opponents::Opponent;
@@ -496,7 +496,21 @@ impl RecordedRequest {
 
     /// A query parameter, decoded.
     pub fn query_param(&self, name: &str) -> Option<String> {
-        http::decode_pairs(&self.query).into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+        ferz_testserver::decode_pairs(&self.query).into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// The request as the server logged it, if it has been answered.
+    fn answered(recorded: Recorded) -> Option<RecordedRequest> {
+        let Recorded { request, status } = recorded;
+        Some(RecordedRequest {
+            method: request.method,
+            path: request.path,
+            query: request.query,
+            body: request.body,
+            headers: request.headers,
+            status: status?,
+            at: request.at,
+        })
     }
 }
 
@@ -524,19 +538,20 @@ impl Shared {
 /// The running fake server. Dropping it stops every thread and closes every socket.
 pub struct FakeLichess {
     shared: Arc<Shared>,
-    addr: SocketAddr,
-    threads: Vec<JoinHandle<()>>,
+    /// Dropped after the simulation has stopped (see `Drop`): it closes the connections and
+    /// joins their threads.
+    server: Server,
+    ticker: Option<JoinHandle<()>>,
 }
 
 impl FakeLichess {
     /// Starts a server on `127.0.0.1` on a free port.
     ///
     /// # Panics
-    /// If no port can be bound.
+    /// If no port can be bound or no thread spawned.
     pub fn start(config: FakeConfig) -> FakeLichess {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().expect("local address");
-        let base_url = format!("http://{addr}");
+        let listener = Listener::bind().expect("bind 127.0.0.1:0");
+        let base_url = listener.url();
         let shared = Arc::new(Shared {
             state: Mutex::new(State::new(&config)),
             changed: Condvar::new(),
@@ -544,12 +559,11 @@ impl FakeLichess {
             config,
             base_url,
         });
-        let accept = {
+        let server = {
             let shared = Arc::clone(&shared);
-            std::thread::Builder::new()
-                .name("fake-lichess-accept".into())
-                .spawn(move || stream::accept_loop(&shared, &listener))
-                .expect("spawn accept thread")
+            listener
+                .serve("fake-lichess", move |request, exchange| stream::answer(&shared, request, exchange))
+                .expect("spawn the accept thread")
         };
         let ticker = {
             let shared = Arc::clone(&shared);
@@ -558,7 +572,7 @@ impl FakeLichess {
                 .spawn(move || stream::ticker(&shared))
                 .expect("spawn ticker thread")
         };
-        FakeLichess { shared, addr, threads: vec![accept, ticker] }
+        FakeLichess { shared, server, ticker: Some(ticker) }
     }
 
     /// The base URL, `http://127.0.0.1:PORT`.
@@ -641,12 +655,13 @@ impl FakeLichess {
 
     /// A readable dump of the server state: games, challenges, the last 30 requests.
     pub fn dump(&self) -> String {
-        self.with_state(|st, shared| st.dump(shared))
+        let requests = self.requests();
+        self.with_state(|st, shared| st.dump(shared, &requests))
     }
 
-    /// Every request so far, in the order they were answered.
+    /// Every answered request so far, in the order they arrived.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.lock().requests.clone()
+        self.server.recorded().into_iter().filter_map(RecordedRequest::answered).collect()
     }
 
     /// Injects a fault.
@@ -706,24 +721,16 @@ impl FakeLichess {
 
 impl Drop for FakeLichess {
     fn drop(&mut self) {
-        self.shared.shutdown.store(true, Ordering::SeqCst);
-        self.shared.changed.notify_all();
-        // Wake the accept loop.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
-        }
-        // Connection threads: unblock their sockets, then wait for them.
-        let (sockets, threads) = {
-            let mut st = self.shared.lock();
-            (std::mem::take(&mut st.sockets), std::mem::take(&mut st.conn_threads))
-        };
-        for socket in sockets.values() {
-            let _ = socket.shutdown(std::net::Shutdown::Both);
+        // Streams and the ticker end on the simulation's signal; the server, dropped after
+        // this, then closes the connections and joins their threads.
+        {
+            // Under the lock: a writer between its check and its wait cannot miss the wake-up.
+            let _state = self.shared.lock();
+            self.shared.shutdown.store(true, Ordering::SeqCst);
         }
         self.shared.changed.notify_all();
-        for thread in threads {
-            let _ = thread.join();
+        if let Some(ticker) = self.ticker.take() {
+            let _ = ticker.join();
         }
     }
 }

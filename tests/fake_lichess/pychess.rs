@@ -5,11 +5,11 @@
 
 use std::time::Instant;
 
+use ferz_testserver::{Request, Response};
 use serde_json::{Value, json};
 
 use super::Shared;
-use super::endpoints::{self, Response, Target};
-use super::http::{Full, Request};
+use super::endpoints::{self, Answer, Target};
 use super::state::{ChallengeRec, End, GameSim, Out, Slot, State, Status, TimeControl, color_name};
 
 /// `expires` of every `/api/token/test` answer (a constant in PyChess's `bot_accounts.py`).
@@ -63,8 +63,8 @@ fn board_variant_name(key: &str) -> String {
 }
 
 /// A plain-text answer, as aiohttp's `HTTPForbidden` and friends send it.
-fn text(status: u16, body: &str) -> Full {
-    Full { status, content_type: "text/plain; charset=utf-8", headers: Vec::new(), body: body.to_owned() }
+fn text(status: u16, body: &str) -> Response {
+    Response::new(status, "text/plain; charset=utf-8", body)
 }
 
 /// The `challenge` event (`server/seek.py challenge()`).
@@ -175,15 +175,15 @@ fn capabilities(header: Option<&str>) -> Result<Vec<String>, &'static str> {
 }
 
 /// Answers one request the way PyChess does; `conn` is the connection id (for streams).
-pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Response {
+pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Answer {
     if let Some(full) = st.http_fault(&req.path) {
-        return Response::Full(full);
+        return Answer::Whole(full);
     }
     let segs = req.segments();
     let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
     let method = req.method.as_str();
     if let ("POST", ["api", "token", "test"]) = (method, segs.as_slice()) {
-        return Response::Full(token_test(shared, req));
+        return Answer::Whole(token_test(shared, req));
     }
     // Endpoints PyChess does not have: 404, whoever asks.
     let missing = matches!(
@@ -198,32 +198,32 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
     );
     if missing {
         st.missing_calls.push(format!("{method} {}", req.path));
-        return Response::Full(text(404, "404: Not Found"));
+        return Answer::Whole(text(404, "404: Not Found"));
     }
     // Everything else needs a valid bearer token: 403 otherwise, not lila's 401.
     let token = req.header("authorization").and_then(|a| a.strip_prefix("Bearer ")).map(str::trim);
     if token != Some(shared.config.token.as_str()) {
-        return Response::Full(text(403, "403: Forbidden"));
+        return Answer::Whole(text(403, "403: Forbidden"));
     }
     let full = match (method, segs.as_slice()) {
-        ("GET", ["api", "account"]) => Full::json(200, account(st, shared)),
-        ("GET", ["api", "account", "playing"]) => Full::json(200, json!({ "nowPlaying": [] })),
+        ("GET", ["api", "account"]) => Response::json(200, account(st, shared)),
+        ("GET", ["api", "account", "playing"]) => Response::json(200, json!({ "nowPlaying": [] })),
         ("POST", ["api", "bot", "account", "upgrade"]) => {
             st.bot_is_bot = true;
-            Full::ok()
+            Response::ok()
         }
         ("POST", ["api", "challenge", _username]) => text(403, "BOT accounts cannot create challenges on PyChess."),
         _ if !st.bot_is_bot => text(403, "403: Forbidden"),
         ("GET", ["api", "stream", "event"]) => match capabilities(req.header("x-pychess-bot-capabilities")) {
             Ok(variants) => {
                 open_event_stream(st, shared, conn, now, variants);
-                return Response::Stream(Target::Event);
+                return Answer::Stream(Target::Event);
             }
             Err(message) => text(400, message),
         },
         ("GET", ["api", "bot", "game", "stream", id]) => match open_game_stream(st, shared, id, conn, now) {
             Some(error) => error,
-            None => return Response::Stream(Target::Game((*id).to_owned())),
+            None => return Answer::Stream(Target::Game((*id).to_owned())),
         },
         ("POST", ["api", "bot", "game", id, "move", uci]) => endpoints::make_move(st, shared, req, id, uci, now),
         ("POST", ["api", "bot", "game", id, command]) => game_command(st, shared, req, id, command, now),
@@ -231,10 +231,10 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
         ("POST", ["api", "challenge", id, "decline"]) => endpoints::decline(st, req, id),
         _ => text(404, "404: Not Found"),
     };
-    Response::Full(full)
+    Answer::Whole(full)
 }
 
-fn token_test(shared: &Shared, req: &Request) -> Full {
+fn token_test(shared: &Shared, req: &Request) -> Response {
     let mut answer = serde_json::Map::new();
     for token in req.body.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         let info = if token == shared.config.token {
@@ -244,7 +244,7 @@ fn token_test(shared: &Shared, req: &Request) -> Full {
         };
         answer.insert(token.to_owned(), info);
     }
-    Full::json(200, Value::Object(answer))
+    Response::json(200, Value::Object(answer))
 }
 
 fn account(st: &State, shared: &Shared) -> Value {
@@ -268,7 +268,7 @@ fn open_event_stream(st: &mut State, shared: &Shared, conn: u64, now: Instant, v
 }
 
 /// Opens a game stream; an error response for an unknown game or a stream already open.
-fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Option<Full> {
+fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Option<Response> {
     let Some(gi) = st.game_index(id) else {
         return Some(text(404, "404: Not Found"));
     };
@@ -289,7 +289,7 @@ fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: I
 }
 
 /// `abort`, `resign`, `chat`.
-fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, command: &str, now: Instant) -> Full {
+fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, command: &str, now: Instant) -> Response {
     let Some(gi) = st.game_index(id) else {
         return text(404, "404: Not Found");
     };
@@ -302,13 +302,13 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
             if started {
                 st.finish(gi, Status::Aborted, None, shared, now);
             }
-            Full::ok()
+            Response::ok()
         }
         "resign" => {
             if started {
                 st.finish(gi, Status::Resign, Some(opp), shared, now);
             }
-            Full::ok()
+            Response::ok()
         }
         "chat" => {
             let fields = req.fields();
@@ -317,7 +317,7 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
             // Relayed to a human opponent, never echoed on the bot's own stream.
             g.chat.push((room.clone(), message.clone()));
             g.chat_log.push((shared.config.bot_id.clone(), room, message));
-            Full::ok()
+            Response::ok()
         }
         _ => text(404, "404: Not Found"),
     }

@@ -2,8 +2,6 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
-use std::net::TcpStream;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ferz_chess::{
@@ -311,11 +309,9 @@ pub(crate) struct State {
     pub(crate) games: Vec<GameSim>,
     pub(crate) challenges: Vec<ChallengeRec>,
     pub(crate) event_slot: Option<Slot>,
-    pub(crate) next_conn: u64,
     pub(crate) event_stream_connections: usize,
     /// Injected lines waiting for an event stream.
     pub(crate) pending_event_lines: Vec<String>,
-    pub(crate) requests: Vec<RecordedRequest>,
     pub(crate) http_faults: Vec<HttpFault>,
     pub(crate) online_bots: Vec<OnlineBot>,
     pub(crate) answers: HashMap<String, ChallengeAnswer>,
@@ -324,9 +320,6 @@ pub(crate) struct State {
     pub(crate) answer_due: Vec<(Instant, String)>,
     /// The bot's takeback answers still in flight: (when they apply, game id, yes).
     pub(crate) takeback_answer_due: Vec<(Instant, String, bool)>,
-    /// Open sockets by connection id (shut down when the server stops).
-    pub(crate) sockets: HashMap<u64, TcpStream>,
-    pub(crate) conn_threads: Vec<JoinHandle<()>>,
     /// PyChess: the variants each event-stream connection announced.
     pub(crate) advertised: Vec<Vec<String>>,
     /// PyChess: requests to endpoints it does not have, `METHOD /path`.
@@ -358,18 +351,14 @@ impl State {
             games: Vec::new(),
             challenges: Vec::new(),
             event_slot: None,
-            next_conn: 1,
             event_stream_connections: 0,
             pending_event_lines: Vec::new(),
-            requests: Vec::new(),
             http_faults: Vec::new(),
             online_bots: Vec::new(),
             answers: HashMap::new(),
             latencies: Vec::new(),
             answer_due: Vec::new(),
             takeback_answer_due: Vec::new(),
-            sockets: HashMap::new(),
-            conn_threads: Vec::new(),
             advertised: Vec::new(),
             missing_calls: Vec::new(),
             pychess: config.is_pychess(),
@@ -858,7 +847,7 @@ impl State {
     }
 
     /// The state as text, for failure messages.
-    pub(crate) fn dump(&self, shared: &Shared) -> String {
+    pub(crate) fn dump(&self, shared: &Shared, requests: &[RecordedRequest]) -> String {
         let mut out = String::new();
         let now = Instant::now();
         let _ = writeln!(
@@ -921,9 +910,9 @@ impl State {
                 c.state
             );
         }
-        let skip = self.requests.len().saturating_sub(30);
-        let _ = writeln!(out, "last requests ({} in all):", self.requests.len());
-        for r in &self.requests[skip..] {
+        let skip = requests.len().saturating_sub(30);
+        let _ = writeln!(out, "last requests ({} in all):", requests.len());
+        for r in &requests[skip..] {
             let query = if r.query.is_empty() { String::new() } else { format!("?{}", r.query) };
             let body = if r.body.len() > 120 {
                 format!("{}…", &r.body[..r.body.floor_char_boundary(120)])
@@ -933,7 +922,7 @@ impl State {
             let _ = writeln!(
                 out,
                 "  +{:>6} ms {} {}{} -> {} {}",
-                r.at.saturating_duration_since(self.requests[0].at).as_millis(),
+                r.at.saturating_duration_since(requests[0].at).as_millis(),
                 r.method,
                 r.path,
                 query,

@@ -1,83 +1,36 @@
-//! The server's threads: accepting connections, serving requests on them, writing streams, and
-//! the ticker that moves opponents and clocks on.
+//! The fake's side of the HTTP exchange: answering each request from the state, writing
+//! streams from their slots, and the ticker that moves opponents and clocks on. The HTTP itself
+//! (connections, parsing, chunked writing) is `ferz-testserver`'s.
 
-use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::endpoints::{self, Response, Target};
-use super::http::{self, Conn, Full, ReadError};
+use ferz_testserver::{ChunkedWriter, Exchange, Request};
+
+use super::Shared;
+use super::endpoints::{self, Answer, Target};
 use super::state::{End, Out, Slot, State, Status};
-use super::{RecordedRequest, Shared};
 
-/// Accepts connections until shutdown; one thread per connection.
-pub(crate) fn accept_loop(shared: &Arc<Shared>, listener: &TcpListener) {
-    for socket in listener.incoming() {
-        if shared.is_shutdown() {
-            return;
-        }
-        let Ok(socket) = socket else { continue };
+/// The content type of both stream kinds.
+const NDJSON: &str = "application/x-ndjson";
+
+/// Answers one request: the endpoint acts on the state, then its whole response is written, or
+/// the connection turns into a stream written from the endpoint's slot.
+pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange<'_>) {
+    let now = Instant::now();
+    let conn = exchange.connection();
+    let answer = {
         let mut st = shared.lock();
-        let conn = st.next_conn;
-        st.next_conn += 1;
-        if let Ok(clone) = socket.try_clone() {
-            st.sockets.insert(conn, clone);
-        }
-        st.conn_threads.retain(|t| !t.is_finished());
-        let thread_shared = Arc::clone(shared);
-        let spawned = std::thread::Builder::new()
-            .name(format!("fake-lichess-conn-{conn}"))
-            .spawn(move || serve(&thread_shared, socket, conn));
-        if let Ok(handle) = spawned {
-            st.conn_threads.push(handle);
-        }
+        st.tick(now, shared);
+        endpoints::handle(&mut st, shared, request, conn, now)
+    };
+    shared.changed.notify_all();
+    match answer {
+        Answer::Whole(response) => exchange.respond(&response),
+        Answer::Stream(target) => match exchange.stream(NDJSON) {
+            Ok(writer) => write_stream(shared, writer, &target, conn),
+            Err(_) => drop_my_slot(&mut shared.lock(), &target, conn),
+        },
     }
-}
-
-/// Serves requests on one connection until it closes or turns into a stream.
-fn serve(shared: &Shared, socket: TcpStream, conn_id: u64) {
-    let mut conn = Conn::new(socket);
-    loop {
-        let request = match conn.read_request(&shared.shutdown) {
-            Ok(request) => request,
-            Err(ReadError::Closed) => break,
-            Err(ReadError::Malformed(why)) => {
-                let _ = http::write_full(&mut conn.stream, &Full::error(400, why), true);
-                break;
-            }
-        };
-        let now = Instant::now();
-        let response = {
-            let mut st = shared.lock();
-            st.tick(now, shared);
-            let response = endpoints::handle(&mut st, shared, &request, conn_id, now);
-            st.requests.push(RecordedRequest {
-                method: request.method.clone(),
-                path: request.path.clone(),
-                query: request.query.clone(),
-                body: request.body.clone(),
-                headers: request.headers.clone(),
-                status: response.status(),
-                at: request.at,
-            });
-            response
-        };
-        shared.changed.notify_all();
-        match response {
-            Response::Full(full) => {
-                let keep = http::keep_alive(&request);
-                if http::write_full(&mut conn.stream, &full, !keep).is_err() || !keep {
-                    break;
-                }
-            }
-            Response::Stream(target) => {
-                write_stream(shared, &mut conn.stream, &target, conn_id);
-                break;
-            }
-        }
-    }
-    let _ = conn.stream.shutdown(std::net::Shutdown::Both);
-    shared.lock().sockets.remove(&conn_id);
 }
 
 /// The slot of `target` if it still belongs to connection `conn`.
@@ -119,23 +72,19 @@ enum Step {
 }
 
 /// Writes a stream from its slot: queued lines, keep-alives, and its end.
-fn write_stream(shared: &Shared, socket: &mut TcpStream, target: &Target, conn: u64) {
+fn write_stream(shared: &Shared, mut writer: ChunkedWriter<'_>, target: &Target, conn: u64) {
     let keep_alive = shared.config.keep_alive;
-    if http::write_stream_head(socket).is_err() {
-        drop_my_slot(&mut shared.lock(), target, conn);
-        return;
-    }
     let mut last_write = Instant::now();
     loop {
         let step = next_step(shared, target, conn, last_write, keep_alive);
         let result = match step {
             Step::Quit => return,
             Step::End(End::Clean) => {
-                let _ = http::write_last_chunk(socket);
+                let _ = writer.finish();
                 return;
             }
             Step::End(End::Abrupt) => {
-                http::write_truncated_chunk(socket);
+                writer.cut_mid_chunk("{\"type\":\"gameSt");
                 return;
             }
             Step::KeepAlive(extra) => {
@@ -145,9 +94,9 @@ fn write_stream(shared: &Shared, socket: &mut TcpStream, target: &Target, conn: 
                     data.push_str(&line);
                     data.push('\n');
                 }
-                http::write_chunk(socket, &data)
+                writer.chunk(&data)
             }
-            Step::Write(lines) => write_lines(shared, socket, target, &lines),
+            Step::Write(lines) => write_lines(shared, &mut writer, target, &lines),
         };
         if result.is_err() {
             drop_my_slot(&mut shared.lock(), target, conn);
@@ -215,9 +164,9 @@ fn note_prompts(st: &mut State, target: &Target, lines: &[Out], now: Instant) {
 }
 
 /// Writes lines one chunk each; after the line that puts the bot on move, notes the time.
-fn write_lines(shared: &Shared, socket: &mut TcpStream, target: &Target, lines: &[Out]) -> std::io::Result<()> {
+fn write_lines(shared: &Shared, writer: &mut ChunkedWriter<'_>, target: &Target, lines: &[Out]) -> std::io::Result<()> {
     for out in lines {
-        http::write_chunk(socket, &format!("{}\n", out.line))?;
+        writer.chunk(&format!("{}\n", out.line))?;
         if let (Some(ply), Target::Game(id)) = (out.prompt, target) {
             let written = Instant::now();
             let mut st = shared.lock();

@@ -46,7 +46,7 @@ fn lichess(req: &Request, _: usize) -> Reply {
 
 #[tokio::test]
 async fn every_endpoint_sends_the_right_request() {
-    let server = FakeServer::start(lichess).await;
+    let server = FakeServer::start(lichess);
     let client = server.client();
     let g = "game0001";
 
@@ -149,8 +149,7 @@ fn client_and_streams_can_move_between_tasks() {
 #[tokio::test]
 async fn with_username_changes_only_the_user_agent() {
     let server =
-        FakeServer::start(|req, _| if req.path.contains("/move/") { Reply::html_429(Some("30")) } else { Reply::ok() })
-            .await;
+        FakeServer::start(|req, _| if req.path.contains("/move/") { Reply::html_429(Some("30")) } else { Reply::ok() });
     let mut config = server.config(Platform::Lichess);
     config.username = None;
     let anonymous = Client::new(config).unwrap();
@@ -167,7 +166,7 @@ async fn with_username_changes_only_the_user_agent() {
 
 #[tokio::test]
 async fn every_decline_reason_is_sent_in_the_form() {
-    let server = FakeServer::start(lichess).await;
+    let server = FakeServer::start(lichess);
     let client = server.client();
     for reason in DeclineReason::ALL {
         client.decline_challenge("c", reason).await.unwrap();
@@ -193,7 +192,7 @@ async fn every_decline_reason_is_sent_in_the_form() {
 
 #[tokio::test]
 async fn challenge_forms_for_each_time_control() {
-    let server = FakeServer::start(lichess).await;
+    let server = FakeServer::start(lichess);
     let client = server.client();
     let mut request = ChallengeRequest::clock(60, 1);
     request.time = ChallengeTime::Correspondence { days: 2 };
@@ -225,14 +224,14 @@ async fn challenge_forms_for_each_time_control() {
 
 #[tokio::test]
 async fn path_segments_are_escaped() {
-    let server = FakeServer::start(lichess).await;
+    let server = FakeServer::start(lichess);
     server.client().accept_challenge("../../account/x", None).await.unwrap();
     assert_eq!(server.requests()[0].path, "/api/challenge/..%2F..%2Faccount%2Fx/accept");
 }
 
 #[tokio::test]
 async fn a_base_url_path_prefix_is_kept() {
-    let server = FakeServer::start(lichess).await;
+    let server = FakeServer::start(lichess);
     let mut config = server.config(Platform::Lichess);
     config.base_url = format!("{}/prefix/", server.url());
     Client::new(config).unwrap().abort("g").await.unwrap();
@@ -241,8 +240,7 @@ async fn a_base_url_path_prefix_is_kept() {
 
 #[tokio::test]
 async fn client_errors_are_final_and_carry_status_and_body() {
-    let server =
-        FakeServer::start(|_, _| Reply::json(400, json!({"error": "Not your turn, or game already over"}))).await;
+    let server = FakeServer::start(|_, _| Reply::json(400, json!({"error": "Not your turn, or game already over"})));
     let err = server.client().make_move("g", "e2e4", false).await.unwrap_err();
     assert_eq!(server.count(), 1, "a 4xx is not retried");
     assert_eq!(err.status(), Some(400));
@@ -256,7 +254,7 @@ async fn client_errors_are_final_and_carry_status_and_body() {
 #[tokio::test]
 async fn not_found_and_forbidden_are_final() {
     for status in [401, 403, 404] {
-        let server = FakeServer::start(move |_, _| Reply::json(status, json!({"error": "No such game"}))).await;
+        let server = FakeServer::start(move |_, _| Reply::json(status, json!({"error": "No such game"})));
         let err = server.client().stream_game("nogame00").await.unwrap_err();
         assert_eq!((err.status(), server.count()), (Some(status), 1));
         assert_eq!(err.api_message().as_deref(), Some("No such game"));
@@ -265,8 +263,7 @@ async fn not_found_and_forbidden_are_final() {
 
 #[tokio::test]
 async fn server_errors_are_retried_then_succeed() {
-    let server =
-        FakeServer::start(|_, i| if i < 2 { Reply::json(503, "<html>busy</html>") } else { Reply::ok() }).await;
+    let server = FakeServer::start(|_, i| if i < 2 { Reply::json(503, "<html>busy</html>") } else { Reply::ok() });
     server.client().make_move("g", "e2e4", false).await.unwrap();
     assert_eq!(server.count(), 3);
     // Each retry resends the same request.
@@ -276,7 +273,7 @@ async fn server_errors_are_retried_then_succeed() {
 
 #[tokio::test]
 async fn server_errors_give_up_after_the_retries() {
-    let server = FakeServer::start(|_, _| Reply::json(502, "bad gateway")).await;
+    let server = FakeServer::start(|_, _| Reply::json(502, "bad gateway"));
     let err = server.client().account().await.unwrap_err();
     assert_eq!(server.count(), 4, "1 attempt + 3 retries");
     assert!(matches!(&err, Error::Status { status: 502, body, .. } if body == "bad gateway"), "{err:?}");
@@ -285,11 +282,11 @@ async fn server_errors_give_up_after_the_retries() {
 
 #[tokio::test]
 async fn network_errors_are_retried() {
-    let server = FakeServer::start(|_, i| if i == 0 { Reply::Hangup } else { Reply::ok() }).await;
+    let server = FakeServer::start(|_, i| if i == 0 { Reply::Hangup } else { Reply::ok() });
     server.client().resign("g").await.unwrap();
     assert_eq!(server.count(), 2);
 
-    let server = FakeServer::start(|_, _| Reply::Hangup).await;
+    let server = FakeServer::start(|_, _| Reply::Hangup);
     let err = server.client().resign("g").await.unwrap_err();
     assert!(matches!(err, Error::Network { endpoint: Endpoint::Resign, .. }), "{err:?}");
     assert_eq!(server.count(), 4);
@@ -297,7 +294,7 @@ async fn network_errors_are_retried() {
 
 #[tokio::test]
 async fn retries_back_off_with_jitter() {
-    let server = FakeServer::start(|_, _| Reply::json(500, "")).await;
+    let server = FakeServer::start(|_, _| Reply::json(500, ""));
     let mut config = server.config(Platform::Lichess);
     config.retry.initial_backoff = Duration::from_millis(40);
     config.retry.max_backoff = Duration::from_millis(80);
@@ -310,8 +307,7 @@ async fn retries_back_off_with_jitter() {
 #[tokio::test]
 async fn html_429_holds_the_endpoint_for_retry_after() {
     let server =
-        FakeServer::start(|req, _| if req.path.contains("/move/") { Reply::html_429(Some("7")) } else { Reply::ok() })
-            .await;
+        FakeServer::start(|req, _| if req.path.contains("/move/") { Reply::html_429(Some("7")) } else { Reply::ok() });
     let client = server.client();
     let err = client.make_move("g", "e2e4", false).await.unwrap_err();
     let Error::RateLimited { endpoint, retry_after, body } = &err else { panic!("{err:?}") };
@@ -338,16 +334,18 @@ async fn html_429_holds_the_endpoint_for_retry_after() {
 
 #[tokio::test]
 async fn a_429_without_retry_after_holds_for_the_configured_default() {
-    let server = FakeServer::start(|_, _| Reply::html_429(None)).await;
+    let server = FakeServer::start(|_, _| Reply::html_429(None));
     let err = server.client().account().await.unwrap_err();
     assert!(matches!(err, Error::RateLimited { retry_after, .. } if retry_after == Duration::from_secs(60)), "{err:?}");
 
     // The daily bot-game limit says how long in its JSON body.
     let server = FakeServer::start(|_, _| {
-        Reply::json(429, json!({"error": "You played 100 games against other bots today, please wait before challenging another bot.",
-            "ratelimit": {"key": "bot.vsBot.day", "seconds": 86398}}))
-    })
-    .await;
+        Reply::json(
+            429,
+            json!({"error": "You played 100 games against other bots today, please wait before challenging another bot.",
+            "ratelimit": {"key": "bot.vsBot.day", "seconds": 86398}}),
+        )
+    });
     let err = server.client().create_challenge("bobby", &ChallengeRequest::clock(60, 1)).await.unwrap_err();
     assert!(
         matches!(err, Error::RateLimited { retry_after, .. } if retry_after == Duration::from_secs(86398)),
@@ -361,8 +359,7 @@ async fn the_token_never_shows() {
     // A server that echoes the Authorization header in its error body.
     let server = FakeServer::start(|req, _| {
         Reply::json(401, json!({"error": format!("bad token: {}", req.header("authorization").unwrap_or(""))}))
-    })
-    .await;
+    });
     let client = server.client();
     let err = client.account().await.unwrap_err();
     assert_eq!(err.status(), Some(401));
@@ -373,7 +370,7 @@ async fn the_token_never_shows() {
     assert!(format!("{client:?}").contains("<redacted>"));
 
     // A token-test answer that is not JSON as expected, echoing the token.
-    let server = FakeServer::start(|_, _| Reply::json(200, format!("{{\"{TOKEN}\": [oops"))).await;
+    let server = FakeServer::start(|_, _| Reply::json(200, format!("{{\"{TOKEN}\": [oops")));
     let err = server.client().test_token().await.unwrap_err();
     assert!(matches!(err, Error::Decode { .. }));
     assert!(!format!("{err} {err:?}").contains(TOKEN));
@@ -381,7 +378,7 @@ async fn the_token_never_shows() {
 
 #[tokio::test]
 async fn an_invalid_token_tests_as_none() {
-    let server = FakeServer::start(|_, _| Reply::json(200, json!({ TOKEN: null }))).await;
+    let server = FakeServer::start(|_, _| Reply::json(200, json!({ TOKEN: null })));
     assert_eq!(server.client().test_token().await.unwrap(), None);
 }
 
@@ -399,7 +396,7 @@ async fn bad_configuration_is_refused() {
 
 #[tokio::test]
 async fn pychess_refuses_missing_endpoints_without_a_request() {
-    let server = FakeServer::start(lichess).await;
+    let server = FakeServer::start(lichess);
     let client = Client::new(server.config(Platform::PyChess)).unwrap();
     let results = [
         client.handle_draw("g", true).await,

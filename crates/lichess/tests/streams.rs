@@ -32,7 +32,7 @@ async fn event_stream_yields_messages_and_keep_alive_ticks() {
         Step::Data("{broken json\n".into()),
         Step::Data(format!("{}\n", fixture("stream-gameStart-ai.json"))),
     ];
-    let server = FakeServer::start(move |_, _| Reply::Stream(steps.clone())).await;
+    let server = FakeServer::start(move |_, _| Reply::Stream(steps.clone()));
     let items = collect(server.client().stream_events().await.unwrap()).await;
     let kinds: Vec<String> = items
         .iter()
@@ -83,7 +83,7 @@ async fn game_stream_delivers_a_whole_game() {
                 .into(),
         ),
     ];
-    let server = FakeServer::start(move |_, _| Reply::Stream(steps.clone())).await;
+    let server = FakeServer::start(move |_, _| Reply::Stream(steps.clone()));
     let items = collect(server.client().stream_game("BEOucQJo").await.unwrap()).await;
     assert_eq!(server.requests()[0].path, "/api/bot/game/stream/BEOucQJo");
     assert_eq!(items.len(), 6, "{items:?}");
@@ -104,8 +104,7 @@ async fn game_stream_delivers_a_whole_game() {
 async fn the_watchdog_ends_a_silent_stream() {
     let server = FakeServer::start(|_, _| {
         Reply::Stream(vec![Step::Data(format!("{}\n", fixture("stream-gameStart.json"))), Step::Stall])
-    })
-    .await;
+    });
     let mut stream = server.client().stream_events().await.unwrap();
     assert!(matches!(stream.next().await, Some(Ok(StreamItem::Message(Event::GameStart(_))))));
     let start = Instant::now();
@@ -125,7 +124,7 @@ async fn keep_alives_keep_a_slow_stream_open() {
         steps.push(Step::Sleep(Duration::from_millis(150)));
         steps.push(Step::Data("\n".into()));
     }
-    let server = FakeServer::start(move |_, _| Reply::Stream(steps.clone())).await;
+    let server = FakeServer::start(move |_, _| Reply::Stream(steps.clone()));
     let items = collect(server.client().stream_game("g").await.unwrap()).await;
     assert_eq!(items.len(), 8);
     assert!(items.iter().all(|i| matches!(i, Ok(StreamItem::KeepAlive))), "{items:?}");
@@ -139,8 +138,7 @@ async fn a_broken_connection_ends_the_stream_with_a_network_error() {
             Step::Data("{\"type\":\"gameSta".into()),
             Step::Break,
         ])
-    })
-    .await;
+    });
     let items = collect(server.client().stream_game("g").await.unwrap()).await;
     assert_eq!(items.len(), 2, "{items:?}");
     assert!(matches!(items[0], Ok(StreamItem::Message(GameEvent::GameFull(_)))));
@@ -149,7 +147,7 @@ async fn a_broken_connection_ends_the_stream_with_a_network_error() {
 
 #[tokio::test]
 async fn a_server_that_never_answers_a_stream_open_times_out() {
-    let server = FakeServer::start(|_, _| Reply::Silence).await;
+    let server = FakeServer::start(|_, _| Reply::Silence);
     let mut config = server.config(Platform::Lichess);
     config.retry.max_retries = 1;
     let start = Instant::now();
@@ -161,7 +159,7 @@ async fn a_server_that_never_answers_a_stream_open_times_out() {
 
 #[tokio::test]
 async fn stream_opens_are_retried_on_5xx() {
-    let server = FakeServer::start(|_, i| if i == 0 { Reply::json(502, "") } else { Reply::lines(&[""]) }).await;
+    let server = FakeServer::start(|_, i| if i == 0 { Reply::json(502, "") } else { Reply::lines(&[""]) });
     let items = collect(server.client().stream_events().await.unwrap()).await;
     assert_eq!(items.len(), 1);
     assert_eq!(server.count(), 2);
@@ -169,7 +167,7 @@ async fn stream_opens_are_retried_on_5xx() {
 
 #[tokio::test]
 async fn retries_of_an_event_stream_open_count_against_the_limit() {
-    let server = FakeServer::start(|_, i| if i < 2 { Reply::json(503, "") } else { Reply::lines(&[""]) }).await;
+    let server = FakeServer::start(|_, i| if i < 2 { Reply::json(503, "") } else { Reply::lines(&[""]) });
     let mut config = server.config(Platform::Lichess);
     config.max_reconnects = 2;
     config.reconnect_window = Duration::from_millis(400);
@@ -183,8 +181,7 @@ async fn retries_of_an_event_stream_open_count_against_the_limit() {
 async fn a_429_on_the_event_stream_holds_it() {
     let server = FakeServer::start(|_, _| {
         Reply::json(429, json!({"error": "Please don't poll this endpoint, it is intended to be streamed."}))
-    })
-    .await;
+    });
     let client = server.client();
     let err = client.stream_events().await.unwrap_err();
     assert!(
@@ -200,7 +197,7 @@ async fn a_429_on_the_event_stream_holds_it() {
 #[tokio::test]
 async fn event_stream_reconnects_are_limited() {
     // A server that closes every event stream at once: a naive reconnect loop would spin.
-    let server = FakeServer::start(|_, _| Reply::lines(&[""])).await;
+    let server = FakeServer::start(|_, _| Reply::lines(&[""]));
     let mut config = server.config(Platform::Lichess);
     config.max_reconnects = 3;
     config.reconnect_window = Duration::from_millis(400);
@@ -232,8 +229,7 @@ async fn pychess_event_stream_dialect() {
             "{\"type\": \"gameStart\", \"game\": {\"id\": \"pyGame01\", \"skill_level\": \"0\", \"chess960\": \"True\"}}",
             "{\"type\": \"challenge\", \"challenge\": {\"id\": \"pyChal01\", \"challenger\": {\"name\": \"Alice\", \"rating\": 1500, \"title\": \"\"}, \"variant\": {\"key\": \"shatranj\"}, \"rated\": false, \"timeControl\": {\"type\": \"clock\", \"limit\": 300, \"increment\": 3}, \"color\": \"random\", \"finalColor\": \"white\", \"speed\": \"blitz\", \"perf\": {\"name\": \"shatranj\"}, \"level\": 0, \"chess960\": false}}",
         ])
-    })
-    .await;
+    });
     let client = Client::new(server.config(Platform::PyChess)).unwrap();
     let items = collect(client.stream_events().await.unwrap()).await;
     assert!(matches!(items[0], Ok(StreamItem::KeepAlive)));
@@ -259,8 +255,7 @@ async fn pychess_game_stream_dialect() {
             "{\"type\": \"chatLine\", \"username\": \"Alice\", \"text\": \"hi\", \"room\": \"player\"}",
             "{\"type\": \"gameEnd\", \"game\": {\"id\": \"pyGame01\"}}",
         ])
-    })
-    .await;
+    });
     let client = Client::new(server.config(Platform::PyChess)).unwrap();
     let items = collect(client.stream_game("pyGame01").await.unwrap()).await;
     assert_eq!(items.len(), 5, "{items:?}");
@@ -284,8 +279,7 @@ async fn pychess_duplicate_game_stream_and_bad_token() {
         } else {
             Reply::json(403, json!({"error": "Invalid token"}))
         }
-    })
-    .await;
+    });
     let client = Client::new(server.config(Platform::PyChess)).unwrap();
     let err = client.stream_game("g").await.unwrap_err();
     assert_eq!((err.status(), err.is_final()), (Some(409), true));

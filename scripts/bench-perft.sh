@@ -13,7 +13,7 @@
 #
 # Usage: scripts/bench-perft.sh [RUNS]
 #   env STOCKFISH=/path/to/stockfish FAIRY_STOCKFISH=/path/to/fairy-stockfish to override;
-#   a missing engine skips its comparison. Install them with shared/tools/install-opponents.sh
+#   a missing engine skips its comparison. Install them with `apt-get install stockfish fairy-stockfish`
 #   (Debian packages stockfish 15.1, fairy-stockfish 11.1, in /usr/games).
 #   The build uses the workspace's default target dir: target/release/ferz.
 set -euo pipefail
@@ -119,7 +119,7 @@ if [[ -n "$STOCKFISH" ]]; then
     row "start perft 6" stockfish "$(secs "$t_sf")" "$(mnps "$(echo "$START_NODES / $t_sf" | bc)")" \
         "nodes $n; ferz/stockfish time $(ratio "$t_ferz" "$t_sf")"
 else
-    echo "skipped: stockfish not found (install with shared/tools/install-opponents.sh or set STOCKFISH)"
+    echo "skipped: stockfish not found (apt-get install stockfish, or set STOCKFISH)"
     row "start perft 6" stockfish - - "skipped: not installed"
 fi
 
@@ -162,7 +162,7 @@ if [[ -n "$FAIRY" ]]; then
     row "Shatranj perft 6" fairy-sf "$(secs "$t_fsf")" "$(mnps "$(echo "$SHATRANJ_NODES / $t_fsf" | bc)")" \
         "nodes $n; ferz $(ratio "$t_fsf" "$t_ferz")x faster (target >= 10x)"
 else
-    echo "skipped: fairy-stockfish not found (install with shared/tools/install-opponents.sh or set FAIRY_STOCKFISH)"
+    echo "skipped: fairy-stockfish not found (apt-get install fairy-stockfish, or set FAIRY_STOCKFISH)"
     row "Shatranj perft 6" fairy-sf - - "skipped: not installed"
 fi
 

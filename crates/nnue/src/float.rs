@@ -44,6 +44,21 @@ impl FloatNetwork {
         FloatNetwork { activation, hidden, feature_weights, feature_bias, output_weights, output_bias }
     }
 
+    /// The float network a quantised one stands for: every parameter divided by its scale.
+    /// Its output differs from the integer inference only by the integer divisions' truncation.
+    #[must_use]
+    pub fn dequantise(net: &Network) -> FloatNetwork {
+        let scaled = |values: Vec<i16>, scale: i32| values.into_iter().map(|v| f32::from(v) / scale as f32).collect();
+        FloatNetwork {
+            activation: net.activation(),
+            hidden: net.hidden(),
+            feature_weights: scaled(net.feature_weights(), QA),
+            feature_bias: scaled(net.feature_bias(), QA),
+            output_weights: scaled(net.output_weights(), QB),
+            output_bias: net.output_bias() as f32 / (QA * QB) as f32,
+        }
+    }
+
     /// The raw output (before × SCALE) for the active features of the side to move (`stm`) and
     /// of the other side (`nstm`).
     #[must_use]

@@ -170,3 +170,36 @@ pub(crate) mod x86 {
         horizontal_sum(sum)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferz_chess::SplitMix64;
+
+    fn random_lanes(rng: &mut SplitMix64, count: usize) -> Vec<Lane> {
+        (0..count).map(|_| Lane(std::array::from_fn(|_| rng.next_u64() as i16))).collect()
+    }
+
+    #[test]
+    fn dispatched_update_equals_portable() {
+        let mut rng = SplitMix64::new(9);
+        for lanes in [1, 3, 8] {
+            let prev = random_lanes(&mut rng, lanes);
+            let columns: Vec<Vec<Lane>> = (0..4).map(|_| random_lanes(&mut rng, lanes)).collect();
+            let add = [columns[0].as_slice(), columns[1].as_slice()];
+            let sub = [columns[2].as_slice(), columns[3].as_slice()];
+            let mut portable = vec![Lane::default(); lanes];
+            let mut dispatched = vec![Lane::default(); lanes];
+            update_portable(&mut portable, &prev, &add, &sub);
+            update(&mut dispatched, &prev, &add, &sub);
+            assert_eq!(portable, dispatched);
+            // Spot check one value against wrapping arithmetic written out.
+            let expected = prev[0].0[3]
+                .wrapping_add(add[0][0].0[3])
+                .wrapping_add(add[1][0].0[3])
+                .wrapping_sub(sub[0][0].0[3])
+                .wrapping_sub(sub[1][0].0[3]);
+            assert_eq!(portable[0].0[3], expected);
+        }
+    }
+}

@@ -20,6 +20,7 @@ pub mod eval;
 mod history;
 mod limits;
 mod movepick;
+pub mod nnue;
 pub mod score;
 mod search;
 pub mod see;
@@ -33,6 +34,7 @@ use std::time::{Duration, Instant};
 use ferz_chess::{Game, Move};
 
 pub use limits::SearchLimits;
+pub use nnue::Nets;
 pub use score::Score;
 pub use search::MAX_PLY;
 use search::{SharedSearch, Worker};
@@ -129,13 +131,19 @@ pub struct Engine {
     options: EngineOptions,
     tt: TranspositionTable,
     workers: Vec<Worker>,
+    nets: Nets,
 }
 
 impl Engine {
     /// An engine with the given options.
     #[must_use]
     pub fn new(options: EngineOptions) -> Engine {
-        let mut engine = Engine { tt: TranspositionTable::new(options.hash_mb), options, workers: Vec::new() };
+        let mut engine = Engine {
+            tt: TranspositionTable::new(options.hash_mb),
+            options,
+            workers: Vec::new(),
+            nets: Nets::default(),
+        };
         engine.set_threads(engine.options.threads);
         engine
     }
@@ -174,6 +182,17 @@ impl Engine {
     /// Turns win/draw/loss reporting on or off.
     pub fn set_show_wdl(&mut self, show: bool) {
         self.options.show_wdl = show;
+    }
+
+    /// The NNUE nets and whether they are used (`UseNNUE`, `EvalFile`, `EvalFileShatranj`).
+    #[must_use]
+    pub fn nets(&self) -> &Nets {
+        &self.nets
+    }
+
+    /// Changes the NNUE nets or whether they are used; applies from the next search.
+    pub fn nets_mut(&mut self) -> &mut Nets {
+        &mut self.nets
     }
 
     /// Forgets everything learnt: hash table and move-ordering statistics (a new game).
@@ -247,8 +266,10 @@ impl Engine {
         };
         let max_depth = limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8));
         let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
+        let net = self.nets.active(root.variant());
         for worker in std::iter::once(&mut *main).chain(helpers.iter_mut()) {
             worker.prepare(&root, game.keys(), &moves);
+            worker.nnue.prepare(net.clone(), &root);
         }
 
         std::thread::scope(|scope| {

@@ -14,10 +14,16 @@ use std::time::Duration;
 
 use ferz_chess::{Game, Position, Variant};
 
-use crate::{Bound, Engine, EngineOptions, SearchInfo, SearchLimits, SearchResult, Signals};
+use ferz_nnue::NetVariant;
+
+use crate::{Bound, Engine, EngineOptions, Nets, SearchInfo, SearchLimits, SearchResult, Signals};
 
 /// Largest accepted `Hash` in MiB.
 const MAX_HASH_MB: usize = 65_536;
+/// The `EvalFile` / `EvalFileShatranj` value that means the net compiled into the binary (none
+/// if the build had none); an empty value means the same.
+const EMBEDDED_NET: &str = "<embedded>";
+
 /// Largest accepted `Threads`.
 const MAX_THREADS: usize = 256;
 
@@ -126,6 +132,9 @@ impl Session {
             "option name UCI_Chess960 type check default false".to_owned(),
             "option name UCI_Variant type combo default chess var chess var shatranj".to_owned(),
             "option name UCI_ShowWDL type check default false".to_owned(),
+            format!("option name UseNNUE type check default {}", Nets::use_nnue_default()),
+            format!("option name EvalFile type string default {EMBEDDED_NET}"),
+            format!("option name EvalFileShatranj type string default {EMBEDDED_NET}"),
             "uciok".to_owned(),
         ];
         for line in lines {
@@ -164,6 +173,9 @@ impl Session {
             }
             "uci_chess960" => parse_bool().map(|on| self.chess960 = on).is_some(),
             "uci_showwdl" => parse_bool().map(|on| engine.set_show_wdl(on)).is_some(),
+            "usennue" => parse_bool().map(|on| engine.nets_mut().set_use_nnue(on)).is_some(),
+            "evalfile" => return self.load_net(NetVariant::Chess, value),
+            "evalfileshatranj" => return self.load_net(NetVariant::Shatranj, value),
             "uci_variant" => match Variant::from_str(value) {
                 Ok(Variant::Shatranj) => {
                     self.uci_variant = Variant::Shatranj;
@@ -184,6 +196,23 @@ impl Session {
             }
         } else {
             self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
+        }
+    }
+
+    /// `EvalFile` / `EvalFileShatranj`: loads the net at `value`, or restores the embedded one.
+    /// A bad file is reported and the current net kept.
+    fn load_net(&mut self, variant: NetVariant, value: &str) {
+        let nets = self.engine.as_mut().expect("no search running").nets_mut();
+        let result = if value.is_empty() || value == EMBEDDED_NET {
+            nets.reset(variant);
+            Ok(())
+        } else {
+            nets.load(variant, std::path::Path::new(value))
+        };
+        let described = nets.describe(variant);
+        match result {
+            Ok(()) => self.info_string(&format!("using {described}")),
+            Err(error) => self.info_string(&format!("error: {error}; keeping {described}")),
         }
     }
 

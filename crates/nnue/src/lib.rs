@@ -25,6 +25,7 @@
 //! ```
 
 mod accumulator;
+pub mod embedded;
 mod eval;
 pub mod features;
 mod float;

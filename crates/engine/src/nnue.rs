@@ -120,7 +120,7 @@ impl Nets {
 }
 
 /// Whether accumulators are brought up to date only when a node evaluates (`true`) or as soon
-/// as a move is made (`false`). Eager measured 4-6% faster in `bench` CPU time (docs/nnue.md):
+/// as a move is made (`false`). Eager measured 1-6% faster in `bench` CPU time (docs/nnue.md):
 /// nearly every node evaluates, and the update right after the move finds the parent's
 /// accumulator still in cache. Both give the same scores and node counts.
 const LAZY: bool = false;

@@ -173,7 +173,13 @@ impl Session {
             }
             "uci_chess960" => parse_bool().map(|on| self.chess960 = on).is_some(),
             "uci_showwdl" => parse_bool().map(|on| engine.set_show_wdl(on)).is_some(),
-            "usennue" => parse_bool().map(|on| engine.nets_mut().set_use_nnue(on)).is_some(),
+            "usennue" => parse_bool()
+                .map(|on| {
+                    engine.nets_mut().set_use_nnue(on);
+                    // The table stores static evaluations: drop those of the other evaluation.
+                    engine.clear();
+                })
+                .is_some(),
             "evalfile" => return self.load_net(NetVariant::Chess, value),
             "evalfileshatranj" => return self.load_net(NetVariant::Shatranj, value),
             "uci_variant" => match Variant::from_str(value) {
@@ -202,14 +208,18 @@ impl Session {
     /// `EvalFile` / `EvalFileShatranj`: loads the net at `value`, or restores the embedded one.
     /// A bad file is reported and the current net kept.
     fn load_net(&mut self, variant: NetVariant, value: &str) {
-        let nets = self.engine.as_mut().expect("no search running").nets_mut();
+        let engine = self.engine.as_mut().expect("no search running");
         let result = if value.is_empty() || value == EMBEDDED_NET {
-            nets.reset(variant);
+            engine.nets_mut().reset(variant);
             Ok(())
         } else {
-            nets.load(variant, std::path::Path::new(value))
+            engine.nets_mut().load(variant, std::path::Path::new(value))
         };
-        let described = nets.describe(variant);
+        if result.is_ok() {
+            // The table stores static evaluations: drop those of the previous net.
+            engine.clear();
+        }
+        let described = engine.nets().describe(variant);
         match result {
             Ok(()) => self.info_string(&format!("using {described}")),
             Err(error) => self.info_string(&format!("error: {error}; keeping {described}")),

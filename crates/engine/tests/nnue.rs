@@ -1,4 +1,4 @@
-//! NNUE in the engine: the search's lazy accumulator stack agrees with a full refresh, and
+//! NNUE in the engine: the search's accumulator stack agrees with a full refresh, and
 //! searches with a net are deterministic, differ from the hand-tuned evaluation, and leave it
 //! untouched when `UseNNUE` is off.
 

@@ -72,7 +72,8 @@ impl Accumulator {
         }
     }
 
-    /// Applies `delta` in place.
+    /// Applies `delta` in place (through a copy of the old values; a search keeps a stack and
+    /// uses [`Accumulator::update_from`] instead).
     pub fn apply(&mut self, net: &Network, delta: &FeatureDelta) {
         let prev = self.clone();
         self.update_from(net, &prev, delta);

@@ -3,6 +3,7 @@
 mod bot;
 mod fake_lichess;
 mod match_cli;
+mod nnue;
 mod perft_cli;
 mod pychess;
 mod readme_examples;

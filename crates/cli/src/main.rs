@@ -15,6 +15,7 @@ mod shard_env;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use ferz_engine::nnue::NetVariant;
 
 /// ferz: a chess, Chess960 and Shatranj engine, Lichess bot and self-play worker.
 #[derive(Parser, Debug)]
@@ -33,6 +34,16 @@ enum Command {
         /// Search depth.
         #[arg(default_value_t = ferz_engine::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Evaluate with NNUE (`true`) or the hand-tuned evaluation (`false`); the default is
+        /// the engine's (the UCI option `UseNNUE`).
+        #[arg(long)]
+        use_nnue: Option<bool>,
+        /// The chess and Chess960 net instead of the embedded one (the UCI option `EvalFile`).
+        #[arg(long)]
+        eval_file: Option<std::path::PathBuf>,
+        /// The Shatranj net instead of the embedded one (the UCI option `EvalFileShatranj`).
+        #[arg(long)]
+        eval_file_shatranj: Option<std::path::PathBuf>,
     },
     /// Count the leaves of the legal move tree, or check a perft suite.
     Perft(perft::PerftArgs),
@@ -69,11 +80,8 @@ fn main() -> ExitCode {
             ferz_engine::uci::run_stdio(None);
             ExitCode::SUCCESS
         }
-        Command::Bench { depth } => {
-            let result =
-                ferz_engine::bench::run(depth, |index, fen, nodes| println!("{:>2} {nodes:>10} {fen}", index + 1));
-            println!("{} nodes {} nps", result.nodes, result.nps());
-            ExitCode::SUCCESS
+        Command::Bench { depth, use_nnue, eval_file, eval_file_shatranj } => {
+            report(bench(depth, use_nnue, eval_file.as_deref(), eval_file_shatranj.as_deref()))
         }
         Command::Perft(args) => perft::run(&args),
         Command::Selfplay(args) => report(selfplay::run(&args)),
@@ -82,6 +90,28 @@ fn main() -> ExitCode {
         Command::Match(args) => arena::run(*args),
         Command::Bot(args) => report(bot::run(&args)),
     }
+}
+
+/// `ferz bench`: the built-in search benchmark, optionally with NNUE nets.
+fn bench(
+    depth: u32,
+    use_nnue: Option<bool>,
+    eval_file: Option<&std::path::Path>,
+    eval_file_shatranj: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    let mut nets = ferz_engine::Nets::default();
+    for (variant, path) in [(NetVariant::Chess, eval_file), (NetVariant::Shatranj, eval_file_shatranj)] {
+        if let Some(path) = path {
+            nets.load(variant, path)?;
+        }
+    }
+    if let Some(on) = use_nnue {
+        nets.set_use_nnue(on);
+    }
+    let result =
+        ferz_engine::bench::run_with(depth, nets, |index, fen, nodes| println!("{:>2} {nodes:>10} {fen}", index + 1));
+    println!("{} nodes {} nps", result.nodes, result.nps());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Prints an error with its chain of causes; the exit status is 1.

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Game, Position, Variant};
 
-use crate::{Engine, EngineOptions, SearchLimits, Signals};
+use crate::{Engine, EngineOptions, Nets, SearchLimits, Signals};
 
 /// The depth `ferz bench` uses without an argument.
 pub const DEFAULT_DEPTH: u32 = 10;
@@ -73,12 +73,21 @@ impl BenchResult {
 }
 
 /// Searches every bench position to `depth` with one thread and a fresh 16 MiB table, calling
-/// `each` with the position's index, FEN and nodes.
+/// `each` with the position's index, FEN and nodes. Evaluates as the engine does by default.
 ///
 /// # Panics
 /// If a built-in position is invalid (a test guards against that).
-pub fn run(depth: u32, mut each: impl FnMut(usize, &str, u64)) -> BenchResult {
+pub fn run(depth: u32, each: impl FnMut(usize, &str, u64)) -> BenchResult {
+    run_with(depth, Nets::default(), each)
+}
+
+/// [`run`] with the given NNUE nets and `UseNNUE` setting.
+///
+/// # Panics
+/// If a built-in position is invalid (a test guards against that).
+pub fn run_with(depth: u32, nets: Nets, mut each: impl FnMut(usize, &str, u64)) -> BenchResult {
     let mut engine = Engine::new(EngineOptions { hash_mb: 16, threads: 1, ..EngineOptions::default() });
+    *engine.nets_mut() = nets;
     let mut total = BenchResult { nodes: 0, time: Duration::ZERO };
     for (index, &(variant, fen)) in POSITIONS.iter().enumerate() {
         let position = Position::from_fen(fen, variant).expect("bench positions are valid");

@@ -24,6 +24,7 @@ pub mod eval;
 mod history;
 mod limits;
 mod movepick;
+pub mod nnue;
 mod params;
 pub mod score;
 mod search;
@@ -39,6 +40,7 @@ use std::time::{Duration, Instant};
 use ferz_chess::{Game, Move};
 
 pub use limits::SearchLimits;
+pub use nnue::Nets;
 pub use score::Score;
 pub use search::MAX_PLY;
 use search::{SharedSearch, Worker};
@@ -141,13 +143,19 @@ pub struct Engine {
     options: EngineOptions,
     tt: TranspositionTable,
     workers: Vec<Worker>,
+    nets: Nets,
 }
 
 impl Engine {
     /// An engine with the given options.
     #[must_use]
     pub fn new(options: EngineOptions) -> Engine {
-        let mut engine = Engine { tt: TranspositionTable::new(options.hash_mb), options, workers: Vec::new() };
+        let mut engine = Engine {
+            tt: TranspositionTable::new(options.hash_mb),
+            options,
+            workers: Vec::new(),
+            nets: Nets::default(),
+        };
         engine.set_threads(engine.options.threads);
         engine
     }
@@ -210,6 +218,17 @@ impl Engine {
         self.options.syzygy.probe_limit = pieces;
     }
 
+    /// The NNUE nets and whether they are used (`UseNNUE`, `EvalFile`, `EvalFileShatranj`).
+    #[must_use]
+    pub fn nets(&self) -> &Nets {
+        &self.nets
+    }
+
+    /// Changes the NNUE nets or whether they are used; applies from the next search.
+    pub fn nets_mut(&mut self) -> &mut Nets {
+        &mut self.nets
+    }
+
     /// Forgets everything learnt: hash table and move-ordering statistics (a new game).
     pub fn clear(&mut self) {
         self.tt.clear();
@@ -269,8 +288,10 @@ impl Engine {
             root_tb: root_tb.as_ref(),
         };
         let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
+        let net = self.nets.active(root.variant());
         for worker in std::iter::once(&mut *main).chain(helpers.iter_mut()) {
             worker.prepare(&root, game.keys(), &moves);
+            worker.nnue.prepare(net.clone(), &root);
         }
         std::thread::scope(|scope| {
             for helper in helpers.iter_mut() {

@@ -9,6 +9,7 @@ use ferz_chess::{Bitboard, Move, Position, Role, Variant};
 use crate::eval::{evaluate, piece_value};
 use crate::history::{Histories, PieceTo, piece_index};
 use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_score};
+use crate::nnue::NnueStack;
 #[allow(clippy::wildcard_imports)] // every tuning constant; they are named for what they decide
 use crate::params::*;
 use crate::score::{INFINITY, MATE_BOUND, from_tt, is_mate, mate_in, mated_in, to_tt};
@@ -117,6 +118,8 @@ pub struct Worker {
     /// The deepest fully completed iteration.
     pub completed_depth: i32,
     stopped: bool,
+    /// The NNUE accumulators of the search path (unused with the hand-tuned evaluation).
+    pub nnue: NnueStack,
 }
 
 impl Worker {
@@ -136,6 +139,7 @@ impl Worker {
             root_moves: Vec::new(),
             completed_depth: 0,
             stopped: false,
+            nnue: NnueStack::default(),
         }
     }
 
@@ -288,6 +292,7 @@ impl Worker {
         let to = if mv.is_castle() { pos.castling_side(mv.to()).destinations(pos.turn()).0 } else { mv.to() };
         self.frames[ply].moved = Some(PieceTo { piece: piece_index(piece), to });
         self.keys.push(child.key());
+        self.nnue.push(ply, pos, mv);
     }
 
     #[inline]
@@ -329,9 +334,15 @@ impl Worker {
             return Some(0);
         }
         if ply >= MAX_PLY - 1 {
-            return Some(evaluate(pos));
+            return Some(self.evaluate(pos, ply));
         }
         None
+    }
+
+    /// The static evaluation of `pos`, the position at `ply`: the net's when one is in use.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        self.nnue.evaluate(pos, ply).unwrap_or_else(|| evaluate(pos))
     }
 
     /// Publishes the nodes not yet added to the shared count.
@@ -445,7 +456,7 @@ impl Worker {
 
         let in_check = pos.is_check();
         // The static evaluation (stored in the table) and its corrected form.
-        let raw_eval = if in_check { -INFINITY } else { tt_entry.map_or_else(|| evaluate(pos), |e| e.eval) };
+        let raw_eval = if in_check { -INFINITY } else { tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval) };
         let static_eval = if in_check { -INFINITY } else { self.histories.corrected_eval(pos, raw_eval) };
         let eval = if in_check {
             -INFINITY
@@ -492,6 +503,7 @@ impl Worker {
                 child.play_null();
                 self.frames[ply].moved = None;
                 self.keys.push(child.key());
+                self.nnue.push_null(ply);
                 let score =
                     -self.negamax::<false>(&child, depth - reduction, -beta, -beta + 1, ply + 1, !cut_node, shared);
                 self.keys.pop();
@@ -744,7 +756,7 @@ impl Worker {
             }
             evasions
         } else {
-            stand_pat = tt_entry.map_or_else(|| evaluate(pos), |e| e.eval);
+            stand_pat = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -773,6 +785,7 @@ impl Worker {
             let mut child = *pos;
             child.play_unchecked(mv);
             self.keys.push(child.key());
+            self.nnue.push(ply, pos, mv);
             let score = -self.quiescence::<PV>(&child, -beta, -alpha, ply + 1, shared);
             self.keys.pop();
             if self.stopped {

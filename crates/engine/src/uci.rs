@@ -14,10 +14,16 @@ use std::time::Duration;
 
 use ferz_chess::{Game, Position, Variant};
 
-use crate::{Bound, Engine, EngineOptions, SearchInfo, SearchLimits, SearchResult, Signals};
+use ferz_nnue::NetVariant;
+
+use crate::{Bound, Engine, EngineOptions, Nets, SearchInfo, SearchLimits, SearchResult, Signals};
 
 /// Largest accepted `Hash` in MiB.
 const MAX_HASH_MB: usize = 65_536;
+/// The `EvalFile` / `EvalFileShatranj` value that means the net compiled into the binary (none
+/// if the build had none); an empty value means the same.
+const EMBEDDED_NET: &str = "<embedded>";
+
 /// Largest accepted `Threads`.
 const MAX_THREADS: usize = 256;
 
@@ -130,6 +136,9 @@ impl Session {
             "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_owned(),
             "option name Syzygy50MoveRule type check default true".to_owned(),
             "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_owned(),
+            format!("option name UseNNUE type check default {}", Nets::use_nnue_default()),
+            format!("option name EvalFile type string default {EMBEDDED_NET}"),
+            format!("option name EvalFileShatranj type string default {EMBEDDED_NET}"),
             "uciok".to_owned(),
         ];
         for line in lines {
@@ -176,6 +185,15 @@ impl Session {
             "syzygyprobedepth" => parse_number(100).map(|d| engine.set_syzygy_probe_depth(d.max(1) as i32)).is_some(),
             "syzygy50moverule" => parse_bool().map(|on| engine.set_syzygy_rule50(on)).is_some(),
             "syzygyprobelimit" => parse_number(7).map(|n| engine.set_syzygy_probe_limit(n as u32)).is_some(),
+            "usennue" => parse_bool()
+                .map(|on| {
+                    engine.nets_mut().set_use_nnue(on);
+                    // The table stores static evaluations: drop those of the other evaluation.
+                    engine.clear();
+                })
+                .is_some(),
+            "evalfile" => return self.load_net(NetVariant::Chess, value),
+            "evalfileshatranj" => return self.load_net(NetVariant::Shatranj, value),
             "uci_variant" => match Variant::from_str(value) {
                 Ok(Variant::Shatranj) => {
                     self.uci_variant = Variant::Shatranj;
@@ -196,6 +214,27 @@ impl Session {
             }
         } else {
             self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
+        }
+    }
+
+    /// `EvalFile` / `EvalFileShatranj`: loads the net at `value`, or restores the embedded one.
+    /// A bad file is reported and the current net kept.
+    fn load_net(&mut self, variant: NetVariant, value: &str) {
+        let engine = self.engine.as_mut().expect("no search running");
+        let result = if value.is_empty() || value == EMBEDDED_NET {
+            engine.nets_mut().reset(variant);
+            Ok(())
+        } else {
+            engine.nets_mut().load(variant, std::path::Path::new(value))
+        };
+        if result.is_ok() {
+            // The table stores static evaluations: drop those of the previous net.
+            engine.clear();
+        }
+        let described = engine.nets().describe(variant);
+        match result {
+            Ok(()) => self.info_string(&format!("using {described}")),
+            Err(error) => self.info_string(&format!("error: {error}; keeping {described}")),
         }
     }
 

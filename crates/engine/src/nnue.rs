@@ -1,0 +1,206 @@
+//! The engine's side of NNUE: which nets are loaded and whether they are used ([`Nets`]), and
+//! the per-thread accumulator stack the search keeps in step with its moves ([`NnueStack`]).
+//!
+//! The search copies positions instead of undoing moves, so the stack is indexed by ply: making
+//! a move from ply `p` records the move's feature changes for ply `p + 1`, and returning from the
+//! child needs nothing, since the next move at ply `p` overwrites the entry. The accumulator of
+//! the new ply is computed at once from its parent's (see `LAZY` for the lazy alternative, which
+//! applies pending changes only when a node asks for its evaluation).
+
+use std::path::Path;
+use std::sync::{Arc, LazyLock};
+
+use ferz_chess::{Move, Position, Variant};
+pub use ferz_nnue::NetVariant;
+use ferz_nnue::features::{FeatureDelta, move_delta};
+use ferz_nnue::{Accumulator, Network, embedded, format};
+
+use crate::eval::EVAL_LIMIT;
+use crate::search::MAX_PLY;
+
+/// Whether each variant uses its net unless `UseNNUE` says otherwise: `true` only for variants
+/// whose shipped (embedded) net won its match against the hand-tuned evaluation. No net has
+/// yet, so both are `false`.
+pub const USE_NNUE_BY_DEFAULT: [(NetVariant, bool); 2] = [(NetVariant::Chess, false), (NetVariant::Shatranj, false)];
+
+/// The embedded nets, decoded once. The build checked them; a failure here would be a build bug.
+static EMBEDDED: LazyLock<[Option<Arc<Network>>; 2]> = LazyLock::new(|| {
+    [NetVariant::Chess, NetVariant::Shatranj].map(|variant| {
+        embedded::bytes(variant)
+            .map(|bytes| Arc::new(format::parse(bytes, Some(variant)).expect("embedded net checked by build.rs")))
+    })
+});
+
+fn slot(variant: NetVariant) -> usize {
+    usize::from(variant.code())
+}
+
+/// The net embedded for `variant`, if the build had one.
+#[must_use]
+pub fn embedded_net(variant: NetVariant) -> Option<Arc<Network>> {
+    EMBEDDED[slot(variant)].clone()
+}
+
+/// The nets an engine evaluates with, and whether to use them.
+#[derive(Clone, Debug)]
+pub struct Nets {
+    nets: [Option<Arc<Network>>; 2],
+    /// Where each net came from: `None` for the embedded default.
+    sources: [Option<String>; 2],
+    /// `UseNNUE` once set; before that, [`USE_NNUE_BY_DEFAULT`].
+    use_nnue: Option<bool>,
+}
+
+impl Default for Nets {
+    /// The embedded nets, used as [`USE_NNUE_BY_DEFAULT`] says.
+    fn default() -> Nets {
+        Nets {
+            nets: [embedded_net(NetVariant::Chess), embedded_net(NetVariant::Shatranj)],
+            sources: [None, None],
+            use_nnue: None,
+        }
+    }
+}
+
+impl Nets {
+    /// Sets `UseNNUE`: `true` evaluates with the variant's net wherever one is loaded, `false`
+    /// always with the hand-tuned evaluation.
+    pub fn set_use_nnue(&mut self, on: bool) {
+        self.use_nnue = Some(on);
+    }
+
+    /// The value `UseNNUE` shows by default: whether any variant uses its net by default.
+    #[must_use]
+    pub fn use_nnue_default() -> bool {
+        USE_NNUE_BY_DEFAULT.iter().any(|&(variant, on)| on && embedded_net(variant).is_some())
+    }
+
+    /// Loads the net at `path` for `variant`; on error the current net stays.
+    ///
+    /// # Errors
+    /// A [`format::LoadError`] naming the file and what is wrong with it.
+    pub fn load(&mut self, variant: NetVariant, path: &Path) -> Result<(), format::LoadError> {
+        let net = format::load(path, Some(variant))?;
+        self.set(variant, Some(Arc::new(net)), Some(path.display().to_string()));
+        Ok(())
+    }
+
+    /// Restores the embedded net of `variant` (none if the build has none).
+    pub fn reset(&mut self, variant: NetVariant) {
+        self.set(variant, embedded_net(variant), None);
+    }
+
+    /// Installs `net` for `variant` (`None`: no net), with a description of where it came from.
+    pub fn set(&mut self, variant: NetVariant, net: Option<Arc<Network>>, source: Option<String>) {
+        self.nets[slot(variant)] = net;
+        self.sources[slot(variant)] = source;
+    }
+
+    /// The net a search in `variant` evaluates with: `None` for the hand-tuned evaluation.
+    #[must_use]
+    pub fn active(&self, variant: Variant) -> Option<Arc<Network>> {
+        let net_variant = NetVariant::of(variant);
+        let on = self.use_nnue.unwrap_or(USE_NNUE_BY_DEFAULT[slot(net_variant)].1);
+        if on { self.nets[slot(net_variant)].clone() } else { None }
+    }
+
+    /// A one-line description of the net of `variant`, for `info string`.
+    #[must_use]
+    pub fn describe(&self, variant: NetVariant) -> String {
+        match (&self.nets[slot(variant)], &self.sources[slot(variant)]) {
+            (None, _) => format!("the hand-tuned evaluation (no {variant} net)"),
+            (Some(net), source) => format!(
+                "{variant} net {} ({:?}, hidden {})",
+                source.as_deref().unwrap_or("<embedded>"),
+                net.activation(),
+                net.hidden()
+            ),
+        }
+    }
+}
+
+/// Whether accumulators are brought up to date only when a node evaluates (`true`) or as soon
+/// as a move is made (`false`). Eager measured 1-6% faster in `bench` CPU time (docs/nnue.md):
+/// nearly every node evaluates, and the update right after the move finds the parent's
+/// accumulator still in cache. Both give the same scores and node counts.
+const LAZY: bool = false;
+
+/// One search thread's accumulators, indexed by ply.
+#[derive(Debug, Default)]
+pub struct NnueStack {
+    net: Option<Arc<Network>>,
+    accumulators: Vec<Accumulator>,
+    /// The feature changes from ply `p - 1` to ply `p`.
+    deltas: Vec<FeatureDelta>,
+    /// Whether `accumulators[p]` is up to date.
+    computed: Vec<bool>,
+}
+
+impl NnueStack {
+    /// Sets up for a search from `root` with `net` (`None`: the hand-tuned evaluation).
+    pub fn prepare(&mut self, net: Option<Arc<Network>>, root: &Position) {
+        let Some(net) = net else {
+            self.net = None;
+            return;
+        };
+        let plies = MAX_PLY + 8;
+        if self.accumulators.len() != plies || !self.accumulators[0].fits(&net) {
+            self.accumulators = (0..plies).map(|_| Accumulator::new(&net)).collect();
+            self.deltas = vec![FeatureDelta::default(); plies];
+            self.computed = vec![false; plies];
+        }
+        self.accumulators[0].refresh(&net, root);
+        self.computed[0] = true;
+        self.net = Some(net);
+    }
+
+    /// Records that `mv`, made in `pos` at `ply`, leads to the position at `ply + 1`.
+    #[inline]
+    pub fn push(&mut self, ply: usize, pos: &Position, mv: Move) {
+        if self.net.is_some() {
+            self.deltas[ply + 1] = move_delta(pos, mv);
+            self.computed[ply + 1] = false;
+            if !LAZY {
+                self.bring_up_to_date(ply + 1);
+            }
+        }
+    }
+
+    /// Records a null move at `ply`: the position at `ply + 1` has the same pieces.
+    #[inline]
+    pub fn push_null(&mut self, ply: usize) {
+        if self.net.is_some() {
+            self.deltas[ply + 1] = FeatureDelta::default();
+            self.computed[ply + 1] = false;
+            if !LAZY {
+                self.bring_up_to_date(ply + 1);
+            }
+        }
+    }
+
+    /// Applies the pending changes from the deepest computed ancestor of `ply` down to it.
+    fn bring_up_to_date(&mut self, ply: usize) {
+        let Some(net) = &self.net else { return };
+        let mut first = ply;
+        while !self.computed[first] {
+            // Ply 0 is always computed.
+            first -= 1;
+        }
+        for p in first + 1..=ply {
+            let (before, after) = self.accumulators.split_at_mut(p);
+            after[0].update_from(net, &before[p - 1], &self.deltas[p]);
+            self.computed[p] = true;
+        }
+    }
+
+    /// The net's score of `pos` (the position at `ply`) for the side to move, or `None` when
+    /// searching with the hand-tuned evaluation.
+    #[inline]
+    pub fn evaluate(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        self.net.as_ref()?;
+        self.bring_up_to_date(ply);
+        let net = self.net.as_ref()?;
+        let score = ferz_nnue::evaluate(net, &self.accumulators[ply], pos.turn());
+        Some(score.clamp(-EVAL_LIMIT, EVAL_LIMIT))
+    }
+}

@@ -1,0 +1,96 @@
+//! NNUE through the real binary: the UCI options, net files good and bad, and `ferz bench`
+//! with a net.
+
+use ferz_nnue::{Activation, FloatNetwork, NetVariant, format};
+use ferz_tests::{TempDir, UciProcess, run_ferz};
+
+/// Writes a random net (hidden size 32) for `variant` into `dir`.
+fn write_net(dir: &TempDir, name: &str, variant: NetVariant) -> String {
+    let net = FloatNetwork::random(Activation::SCReLU, 32, 5).quantise(variant).unwrap();
+    let path = dir.path().join(name);
+    format::save(&net, &path).unwrap();
+    path.display().to_string()
+}
+
+fn info_strings(engine: &mut UciProcess) -> Vec<String> {
+    engine.send("isready");
+    let lines = engine.read_until(10, |l| l == "readyok");
+    lines.into_iter().filter(|l| l.starts_with("info string")).collect()
+}
+
+#[test]
+fn uci_options_load_nets_and_refuse_bad_files() {
+    let dir = TempDir::new("nnue-uci");
+    let chess = write_net(&dir, "chess.nnue", NetVariant::Chess);
+    let shatranj = write_net(&dir, "shatranj.nnue", NetVariant::Shatranj);
+    let mut corrupt = std::fs::read(&chess).unwrap();
+    corrupt[1000] ^= 1;
+    let corrupt_path = dir.path().join("corrupt.nnue");
+    std::fs::write(&corrupt_path, corrupt).unwrap();
+
+    let mut engine = UciProcess::start(&[]);
+    engine.send("uci");
+    let lines = engine.read_until(10, |l| l == "uciok");
+    for option in ["UseNNUE type check default false", "EvalFile type string", "EvalFileShatranj type string"] {
+        assert!(lines.iter().any(|l| l.starts_with(&format!("option name {option}"))), "{option}: {lines:?}");
+    }
+
+    engine.send(&format!("setoption name EvalFile value {chess}"));
+    let info = info_strings(&mut engine);
+    assert!(info.iter().any(|l| l.contains("using chess net") && l.contains("hidden 32")), "{info:?}");
+
+    engine.send(&format!("setoption name EvalFile value {shatranj}"));
+    let info = info_strings(&mut engine);
+    assert!(info.iter().any(|l| l.contains("this is a shatranj net, expected a chess net")), "{info:?}");
+    assert!(info.iter().any(|l| l.contains("keeping chess net") && l.contains("chess.nnue")), "{info:?}");
+
+    engine.send(&format!("setoption name EvalFileShatranj value {}", corrupt_path.display()));
+    let info = info_strings(&mut engine);
+    assert!(info.iter().any(|l| l.contains("corrupt.nnue") && l.contains("checksum mismatch")), "{info:?}");
+
+    engine.send(&format!("setoption name EvalFileShatranj value {}", dir.path().join("missing.nnue").display()));
+    let info = info_strings(&mut engine);
+    assert!(info.iter().any(|l| l.contains("missing.nnue") && l.contains("cannot read")), "{info:?}");
+
+    // Searching with the net, in both variants, still ends in one legal bestmove.
+    engine.send(&format!("setoption name EvalFileShatranj value {shatranj}"));
+    engine.send("setoption name UseNNUE value true");
+    engine.send("position startpos moves e2e4");
+    engine.send("go depth 6");
+    let lines = engine.read_until(30, |l| l.starts_with("bestmove"));
+    assert!(lines.last().unwrap().starts_with("bestmove "), "{lines:?}");
+    engine.send("setoption name UCI_Variant value shatranj");
+    engine.send("position startpos");
+    engine.send("go depth 6");
+    let lines = engine.read_until(30, |l| l.starts_with("bestmove"));
+    assert!(!lines.last().unwrap().contains("(none)"), "{lines:?}");
+
+    engine.send("setoption name UseNNUE value maybe");
+    let info = info_strings(&mut engine);
+    assert!(info.iter().any(|l| l.contains("invalid value")), "{info:?}");
+    engine.send("quit");
+}
+
+#[test]
+fn bench_with_a_net_is_deterministic_and_without_one_unchanged() {
+    let dir = TempDir::new("nnue-bench");
+    let chess = write_net(&dir, "chess.nnue", NetVariant::Chess);
+    let shatranj = write_net(&dir, "shatranj.nnue", NetVariant::Shatranj);
+    let last_line = |args: &[&str]| {
+        let out = run_ferz(args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().last().unwrap().split(" nodes").next().unwrap().to_owned()
+    };
+    let nnue = ["bench", "5", "--use-nnue", "true", "--eval-file", &chess, "--eval-file-shatranj", &shatranj];
+    let first = last_line(&nnue);
+    assert_eq!(last_line(&nnue), first);
+    let classic = last_line(&["bench", "5"]);
+    assert_ne!(first, classic);
+    let off = ["bench", "5", "--use-nnue", "false", "--eval-file", &chess];
+    assert_eq!(last_line(&off), classic);
+
+    let out = run_ferz(&["bench", "2", "--eval-file", &shatranj]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("shatranj.nnue") && stderr.contains("expected a chess net"), "{stderr}");
+}

@@ -9,6 +9,9 @@
 //! - [`Accumulator`] and [`evaluate`]: incremental inference, with an AVX2 path chosen at run time
 //!   and a portable fallback that return identical integers.
 //!
+//! It knows positions and moves (`ferz-chess`) and nothing of search, datasets or training: the
+//! engine and the trainer build on it.
+//!
 //! ```
 //! use ferz_chess::{Position, Variant};
 //! use ferz_nnue::{Accumulator, Activation, FloatNetwork, NetVariant, evaluate};

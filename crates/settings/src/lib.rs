@@ -9,6 +9,7 @@
 //!
 //! The settings structs themselves live with the crate they configure; what their fields mean
 //! is theirs, how they are read and reported is this crate's.
+//! It knows nothing of chess, the bot or self-play.
 
 pub mod invalid;
 pub mod layers;

@@ -7,6 +7,9 @@
 //! castling rights are the same positions); Shatranj is never probed. Every file is checked
 //! when opened and every read is bounds-checked, so a corrupt table is an error, not a panic.
 //!
+//! It knows positions and moves (`ferz-chess`) and nothing of search: when to probe is the
+//! engine's decision.
+//!
 //! ```no_run
 //! use ferz_chess::{Position, Variant};
 //! use ferz_syzygy::{Tablebases, Wdl};

@@ -16,6 +16,8 @@
 //! The model is blocking threads: a handler may block (a stalled stream, a long poll) without
 //! holding up other connections, and async tests use the server as they use any other peer.
 //!
+//! It knows nothing of Lichess or chess: the fake Lichess builds its endpoints on top of it.
+//!
 //! ```
 //! use ferz_testserver::{Response, Server};
 //!

@@ -1,7 +1,8 @@
 //! The `ferz` commands the READMEs print, run as a user would run them.
 //!
-//! Every fenced code block of `README.md`, of each `README.md` under `deploy/` and of each
-//! Markdown file in `docs/` is read; each line that runs `ferz` (directly, as
+//! Every shell code block (fenced as `sh`, `bash`, `console` or unlabelled) of `README.md`, of
+//! each `README.md` under `deploy/` and of each Markdown file in `docs/` is read; each line that
+//! runs `ferz` (directly, as
 //! `target/release/ferz`, through `cargo run --`, or as the `ferz` image of `docker run`) is
 //! checked:
 //! - a concrete command is run in a fresh directory with its sizes made small (`--games 2`, a few
@@ -122,18 +123,22 @@ fn examples_in(readme: &Path) -> Vec<Example> {
     let name = readme.strip_prefix(workspace_root()).unwrap_or(readme).display().to_string();
     let mut examples = Vec::new();
     let mut in_block = false;
+    let mut shell_block = false;
     let mut pending = String::new();
     let mut first_line = 0;
     // The 0-based number of the line after the last example found, to attach wrapped usage lines.
     let mut last_example_line = None;
     for (number, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") {
+        if let Some(language) = trimmed.strip_prefix("```") {
+            // Only shell blocks (and unlabelled ones, which show sessions) hold commands; a
+            // `text` or `toml` block may mention `ferz` without being a command line.
             in_block = !in_block;
+            shell_block = in_block && matches!(language.trim(), "" | "sh" | "bash" | "shell" | "console");
             pending.clear();
             continue;
         }
-        if !in_block {
+        if !in_block || !shell_block {
             continue;
         }
         // An indented line of options under a usage line continues it (a synopsis wraps

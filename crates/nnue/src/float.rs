@@ -1,0 +1,129 @@
+//! The float model: the network as the trainer sees it, and the reference the quantised
+//! inference is tested against.
+
+use ferz_chess::{Position, SplitMix64};
+
+use crate::features;
+use crate::{Activation, INPUTS, NetVariant, Network, NetworkError, QA, QB, SCALE};
+
+/// A network with f32 parameters, in the file format's layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    /// The hidden activation.
+    pub activation: Activation,
+    /// The hidden size N.
+    pub hidden: usize,
+    /// `768 × N`, feature-major: feature `f`'s weights are `[f * N .. (f + 1) * N]`.
+    pub feature_weights: Vec<f32>,
+    /// `N` values.
+    pub feature_bias: Vec<f32>,
+    /// `2 × N`: the side to move's accumulator first, then the other side's.
+    pub output_weights: Vec<f32>,
+    /// The output bias.
+    pub output_bias: f32,
+}
+
+/// A uniform value in `[-range, range)`.
+fn uniform(rng: &mut SplitMix64, range: f32) -> f32 {
+    // 24 random bits make an exact f32 in [0, 1).
+    let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+    (unit * 2.0 - 1.0) * range
+}
+
+impl FloatNetwork {
+    /// A network with seeded random parameters in the ranges a trained net has (feature weights
+    /// ±0.25, biases ±0.5, output weights ±0.5): for tests and benchmarks of the machinery, not
+    /// for play.
+    #[must_use]
+    pub fn random(activation: Activation, hidden: usize, seed: u64) -> FloatNetwork {
+        let mut rng = SplitMix64::new(seed);
+        let feature_weights = (0..INPUTS * hidden).map(|_| uniform(&mut rng, 0.25)).collect();
+        let feature_bias = (0..hidden).map(|_| uniform(&mut rng, 0.5)).collect();
+        let output_weights = (0..2 * hidden).map(|_| uniform(&mut rng, 0.5)).collect();
+        let output_bias = uniform(&mut rng, 0.5);
+        FloatNetwork { activation, hidden, feature_weights, feature_bias, output_weights, output_bias }
+    }
+
+    /// The float network a quantised one stands for: every parameter divided by its scale.
+    /// Its output differs from the integer inference only by the integer divisions' truncation.
+    #[must_use]
+    pub fn dequantise(net: &Network) -> FloatNetwork {
+        let scaled = |values: Vec<i16>, scale: i32| values.into_iter().map(|v| f32::from(v) / scale as f32).collect();
+        FloatNetwork {
+            activation: net.activation(),
+            hidden: net.hidden(),
+            feature_weights: scaled(net.feature_weights(), QA),
+            feature_bias: scaled(net.feature_bias(), QA),
+            output_weights: scaled(net.output_weights(), QB),
+            output_bias: net.output_bias() as f32 / (QA * QB) as f32,
+        }
+    }
+
+    /// The raw output (before × SCALE) for the active features of the side to move (`stm`) and
+    /// of the other side (`nstm`).
+    #[must_use]
+    pub fn forward(&self, stm: &[usize], nstm: &[usize]) -> f32 {
+        let n = self.hidden;
+        let mut out = self.output_bias;
+        for (side, active) in [stm, nstm].into_iter().enumerate() {
+            let mut acc = self.feature_bias.clone();
+            for &f in active {
+                for (a, w) in acc.iter_mut().zip(&self.feature_weights[f * n..(f + 1) * n]) {
+                    *a += w;
+                }
+            }
+            for (a, w) in acc.iter().zip(&self.output_weights[side * n..(side + 1) * n]) {
+                let v = a.clamp(0.0, 1.0);
+                let act = match self.activation {
+                    Activation::CReLU => v,
+                    Activation::SCReLU => v * v,
+                };
+                out += act * w;
+            }
+        }
+        out
+    }
+
+    /// Quantises: feature weights and bias `round(w * QA)`, output weights `round(w * QB)`,
+    /// output bias `round(b * QA * QB)`.
+    ///
+    /// # Errors
+    /// [`NetworkError`] when a value does not fit its integer type, or the sizes are wrong.
+    pub fn quantise(&self, variant: NetVariant) -> Result<Network, NetworkError> {
+        fn to_i16(name: &'static str, values: &[f32], scale: i32) -> Result<Vec<i16>, NetworkError> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(index, &w)| {
+                    let q = (w * scale as f32).round();
+                    if (f32::from(i16::MIN)..=f32::from(i16::MAX)).contains(&q) {
+                        Ok(q as i16)
+                    } else {
+                        Err(NetworkError::QuantiseRange { name, index, value: w })
+                    }
+                })
+                .collect()
+        }
+        let bias = (f64::from(self.output_bias) * f64::from(QA * QB)).round();
+        if !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&bias) {
+            return Err(NetworkError::QuantiseRange { name: "output bias", index: 0, value: self.output_bias });
+        }
+        Network::from_parts(
+            variant,
+            self.activation,
+            self.hidden,
+            &to_i16("feature weights", &self.feature_weights, QA)?,
+            &to_i16("feature bias", &self.feature_bias, QA)?,
+            &to_i16("output weights", &self.output_weights, QB)?,
+            bias as i32,
+        )
+    }
+}
+
+/// The float model's score of `pos` in centipawns for the side to move (`forward × SCALE`).
+#[must_use]
+pub fn evaluate_float(net: &FloatNetwork, pos: &Position) -> f32 {
+    let stm: Vec<usize> = features::active(pos, pos.turn()).collect();
+    let nstm: Vec<usize> = features::active(pos, !pos.turn()).collect();
+    net.forward(&stm, &nstm) * SCALE as f32
+}

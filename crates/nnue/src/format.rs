@@ -1,0 +1,273 @@
+//! The net file format, version 1 (little-endian throughout).
+//!
+//! ```text
+//! offset size  field
+//! 0      8     magic b"FERZNNUE"
+//! 8      4     version u32 = 1
+//! 12     1     variant u8: 0 = chess (standard and Chess960), 1 = shatranj
+//! 13     1     activation u8: 0 = CReLU, 1 = SCReLU
+//! 14     2     hidden size N u16 (1..=4096)
+//! 16     2     QA u16 (255)
+//! 18     2     QB u16 (64)
+//! 20     2     SCALE u16 (400)
+//! 22     10    reserved, zero
+//! 32     ...   feature weights i16[768 * N], feature-major
+//!        ...   feature bias i16[N]
+//!        ...   output weights i16[2 * N] (side to move first)
+//!        ...   output bias i32
+//! end-4  4     CRC-32 (IEEE) of every byte before it
+//! ```
+//!
+//! A reader checks, in this order, the magic, the version, the size the header's hidden size
+//! implies, the checksum, the other header fields and finally the variant the caller expects,
+//! and says which is wrong.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::{Activation, INPUTS, MAX_HIDDEN, NetVariant, Network, NetworkError, QA, QB, SCALE};
+
+/// The first eight bytes of every net file.
+pub const MAGIC: [u8; 8] = *b"FERZNNUE";
+/// The format version this build reads and writes.
+pub const VERSION: u32 = 1;
+/// Bytes before the parameters.
+pub const HEADER_LEN: usize = 32;
+
+/// The size in bytes of a version-1 file with hidden size `hidden`.
+#[must_use]
+pub const fn file_size(hidden: usize) -> usize {
+    HEADER_LEN + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 4
+}
+
+/// What is wrong with a net file's content.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// Reading the bytes failed.
+    #[error("cannot read the net: {0}")]
+    Io(#[from] io::Error),
+    /// Too short to hold a header and a checksum.
+    #[error("the file is {actual} bytes, too short for a net file (header {HEADER_LEN} bytes)")]
+    TooShort {
+        /// The file's size.
+        actual: usize,
+    },
+    /// The first eight bytes are not `FERZNNUE`.
+    #[error("not a ferz net file: the magic is {found:?}, expected \"FERZNNUE\"")]
+    BadMagic {
+        /// The first eight bytes, lossily as text.
+        found: String,
+    },
+    /// A format version this build cannot read.
+    #[error("net format version {found}, but this build reads version {VERSION}")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// The header's hidden size is out of range.
+    #[error("the header's hidden size is {found}, expected 1..={MAX_HIDDEN}")]
+    HiddenSize {
+        /// The hidden size in the file.
+        found: usize,
+    },
+    /// The file is not as long as its hidden size implies.
+    #[error("the file is {actual} bytes, but a net of hidden size {hidden} is {expected} bytes ({})",
+        if actual < expected { "truncated" } else { "trailing bytes" })]
+    Size {
+        /// The file's size.
+        actual: usize,
+        /// The size the header implies.
+        expected: usize,
+        /// The header's hidden size.
+        hidden: usize,
+    },
+    /// The stored CRC-32 does not match the content.
+    #[error("checksum mismatch: the file says {stored:08x}, its content gives {computed:08x} (corrupt file)")]
+    Checksum {
+        /// The CRC-32 in the last four bytes.
+        stored: u32,
+        /// The CRC-32 of the bytes before them.
+        computed: u32,
+    },
+    /// An unknown variant code.
+    #[error("unknown variant code {0} in the header (0 = chess, 1 = shatranj)")]
+    UnknownVariant(u8),
+    /// An unknown activation code.
+    #[error("unknown activation code {0} in the header (0 = CReLU, 1 = SCReLU)")]
+    UnknownActivation(u8),
+    /// A quantisation constant other than this build's.
+    #[error("the header's {name} is {found}, but this build uses {expected}")]
+    Quantisation {
+        /// `QA`, `QB` or `SCALE`.
+        name: &'static str,
+        /// The value in the file.
+        found: u16,
+        /// The value this build uses.
+        expected: i32,
+    },
+    /// A net for another rule set than the one asked for.
+    #[error("this is a {found} net, expected a {expected} net")]
+    WrongVariant {
+        /// The variant the caller asked for.
+        expected: NetVariant,
+        /// The variant in the file.
+        found: NetVariant,
+    },
+    /// The parameters do not make a network the kernels accept.
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+}
+
+/// A net file that could not be loaded: where, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("net file {}: {source}", path.display())]
+pub struct LoadError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    #[source]
+    pub source: FormatError,
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// `count` little-endian i16 starting at `at`.
+fn i16s(bytes: &[u8], at: usize, count: usize) -> Vec<i16> {
+    bytes[at..at + 2 * count].chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect()
+}
+
+/// Decodes a whole net file held in memory. With `expected`, a net for another variant is an
+/// error.
+///
+/// # Errors
+/// The first [`FormatError`] found, in the order the module documentation gives.
+pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, FormatError> {
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        let found = String::from_utf8_lossy(&bytes[..bytes.len().min(MAGIC.len())]).into_owned();
+        return Err(FormatError::BadMagic { found });
+    }
+    if bytes.len() < HEADER_LEN + 4 {
+        return Err(FormatError::TooShort { actual: bytes.len() });
+    }
+    let version = u32_at(bytes, 8);
+    if version != VERSION {
+        return Err(FormatError::Version { found: version });
+    }
+    let hidden = usize::from(u16_at(bytes, 14));
+    if !(1..=MAX_HIDDEN).contains(&hidden) {
+        return Err(FormatError::HiddenSize { found: hidden });
+    }
+    let size = file_size(hidden);
+    if bytes.len() != size {
+        return Err(FormatError::Size { actual: bytes.len(), expected: size, hidden });
+    }
+    let stored = u32_at(bytes, size - 4);
+    let computed = crc32fast::hash(&bytes[..size - 4]);
+    if stored != computed {
+        return Err(FormatError::Checksum { stored, computed });
+    }
+    let variant = NetVariant::from_code(bytes[12]).ok_or(FormatError::UnknownVariant(bytes[12]))?;
+    let activation = Activation::from_code(bytes[13]).ok_or(FormatError::UnknownActivation(bytes[13]))?;
+    for (name, at, expected) in [("QA", 16, QA), ("QB", 18, QB), ("SCALE", 20, SCALE)] {
+        let found = u16_at(bytes, at);
+        if i32::from(found) != expected {
+            return Err(FormatError::Quantisation { name, found, expected });
+        }
+    }
+    if let Some(expected) = expected
+        && expected != variant
+    {
+        return Err(FormatError::WrongVariant { expected, found: variant });
+    }
+    let mut at = HEADER_LEN;
+    let feature_weights = i16s(bytes, at, INPUTS * hidden);
+    at += 2 * INPUTS * hidden;
+    let feature_bias = i16s(bytes, at, hidden);
+    at += 2 * hidden;
+    let output_weights = i16s(bytes, at, 2 * hidden);
+    at += 4 * hidden;
+    let output_bias = u32_at(bytes, at) as i32;
+    Ok(Network::from_parts(variant, activation, hidden, &feature_weights, &feature_bias, &output_weights, output_bias)?)
+}
+
+/// Reads and decodes a net from `input` (see [`parse`]).
+///
+/// # Errors
+/// [`FormatError::Io`] if reading fails, else as [`parse`].
+pub fn read(mut input: impl Read, expected: Option<NetVariant>) -> Result<Network, FormatError> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    parse(&bytes, expected)
+}
+
+/// Loads the net file at `path` (see [`parse`]).
+///
+/// # Errors
+/// A [`LoadError`] naming the file and what is wrong with it.
+pub fn load(path: &Path, expected: Option<NetVariant>) -> Result<Network, LoadError> {
+    let wrap = |source| LoadError { path: path.to_owned(), source };
+    let bytes = fs::read(path).map_err(|e| wrap(FormatError::Io(e)))?;
+    parse(&bytes, expected).map_err(wrap)
+}
+
+/// The file's bytes for `net`.
+#[must_use]
+pub fn to_bytes(net: &Network) -> Vec<u8> {
+    let hidden = net.hidden();
+    let mut out = Vec::with_capacity(file_size(hidden));
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.push(net.variant().code());
+    out.push(net.activation().code());
+    // `Network` keeps the hidden size within 1..=4096, so it fits.
+    out.extend_from_slice(&(hidden as u16).to_le_bytes());
+    for constant in [QA, QB, SCALE] {
+        out.extend_from_slice(&(constant as u16).to_le_bytes());
+    }
+    out.resize(HEADER_LEN, 0);
+    for values in [net.feature_weights(), net.feature_bias(), net.output_weights()] {
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    out.extend_from_slice(&net.output_bias().to_le_bytes());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    debug_assert_eq!(out.len(), file_size(hidden));
+    out
+}
+
+/// Writes `net` in the file format to `out`.
+///
+/// # Errors
+/// Any error of `out`.
+pub fn write(net: &Network, mut out: impl Write) -> io::Result<()> {
+    out.write_all(&to_bytes(net))?;
+    out.flush()
+}
+
+/// Saves `net` to `path` through a temporary file in the same directory, renamed into place, so
+/// that `path` is never left half written.
+///
+/// # Errors
+/// Any error creating, writing or renaming the file.
+pub fn save(net: &Network, path: &Path) -> io::Result<()> {
+    let mut tmp_name = path.file_name().unwrap_or_default().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = path.with_file_name(tmp_name);
+    let result = (|| {
+        let mut file = fs::File::create(&tmp)?;
+        write(net, &mut file)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,153 @@
+//! Net files round-trip, and every kind of damage is reported as what it is.
+
+use ferz_nnue::format::{self, FormatError};
+use ferz_nnue::{Activation, FloatNetwork, NetVariant, Network};
+
+fn net(variant: NetVariant, activation: Activation, hidden: usize) -> Network {
+    FloatNetwork::random(activation, hidden, hidden as u64).quantise(variant).unwrap()
+}
+
+fn parse_err(bytes: &[u8], expected: Option<NetVariant>) -> FormatError {
+    format::parse(bytes, expected).expect_err("damaged file accepted")
+}
+
+/// Recomputes the trailing checksum after editing a header field, so the field's own check
+/// is the one that fires.
+fn reseal(bytes: &mut [u8]) {
+    let end = bytes.len() - 4;
+    let crc = crc32fast::hash(&bytes[..end]);
+    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn round_trips_through_bytes_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    for variant in [NetVariant::Chess, NetVariant::Shatranj] {
+        for activation in [Activation::CReLU, Activation::SCReLU] {
+            for hidden in [1, 17, 64] {
+                let original = net(variant, activation, hidden);
+                let bytes = format::to_bytes(&original);
+                assert_eq!(bytes.len(), format::file_size(hidden));
+                assert_eq!(&bytes[..8], b"FERZNNUE");
+                assert_eq!(format::parse(&bytes, Some(variant)).unwrap(), original);
+                let mut written = Vec::new();
+                format::write(&original, &mut written).unwrap();
+                assert_eq!(written, bytes);
+                assert_eq!(format::read(&bytes[..], None).unwrap(), original);
+                let path = dir.path().join(format!("{variant}-{activation:?}-{hidden}.nnue"));
+                format::save(&original, &path).unwrap();
+                assert_eq!(std::fs::read(&path).unwrap(), bytes);
+                assert_eq!(format::load(&path, Some(variant)).unwrap(), original);
+            }
+        }
+    }
+    // Nothing but the nets is left in the directory (no temporary files).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 12);
+}
+
+#[test]
+fn header_layout_follows_the_contract() {
+    let bytes = format::to_bytes(&net(NetVariant::Shatranj, Activation::SCReLU, 300));
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+    assert_eq!(bytes[12], 1);
+    assert_eq!(bytes[13], 1);
+    assert_eq!(u16::from_le_bytes([bytes[14], bytes[15]]), 300);
+    assert_eq!(u16::from_le_bytes([bytes[16], bytes[17]]), 255);
+    assert_eq!(u16::from_le_bytes([bytes[18], bytes[19]]), 64);
+    assert_eq!(u16::from_le_bytes([bytes[20], bytes[21]]), 400);
+    assert_eq!(bytes[22..32], [0; 10]);
+    assert_eq!(bytes.len(), 32 + 2 * 768 * 300 + 2 * 300 + 4 * 300 + 4 + 4);
+}
+
+#[test]
+fn each_corruption_is_named() {
+    let good = format::to_bytes(&net(NetVariant::Chess, Activation::CReLU, 32));
+
+    let mut bad = good.clone();
+    bad[0] = b'X';
+    let e = parse_err(&bad, None);
+    assert!(matches!(e, FormatError::BadMagic { .. }), "{e}");
+    assert!(e.to_string().contains("not a ferz net file"), "{e}");
+    assert!(matches!(parse_err(b"", None), FormatError::BadMagic { .. }));
+    assert!(matches!(parse_err(b"FERZNNUE\x01", None), FormatError::TooShort { actual: 9 }));
+
+    let mut bad = good.clone();
+    bad[8] = 2;
+    reseal(&mut bad);
+    let e = parse_err(&bad, None);
+    assert!(matches!(e, FormatError::Version { found: 2 }), "{e}");
+    assert_eq!(e.to_string(), "net format version 2, but this build reads version 1");
+
+    let e = parse_err(&good[..good.len() - 100], None);
+    assert!(matches!(e, FormatError::Size { .. }), "{e}");
+    assert!(e.to_string().contains("truncated"), "{e}");
+    let mut long = good.clone();
+    long.push(0);
+    assert!(parse_err(&long, None).to_string().contains("trailing bytes"));
+
+    let mut bad = good.clone();
+    bad[14..16].copy_from_slice(&0u16.to_le_bytes());
+    assert!(matches!(parse_err(&bad, None), FormatError::HiddenSize { found: 0 }));
+
+    let e = parse_err(&good, Some(NetVariant::Shatranj));
+    assert!(matches!(e, FormatError::WrongVariant { expected: NetVariant::Shatranj, found: NetVariant::Chess }));
+    assert_eq!(e.to_string(), "this is a chess net, expected a shatranj net");
+
+    // A flipped bit anywhere after the version, in the header or the parameters, breaks the
+    // checksum.
+    for at in [12, 13, 20, 25, 32, 1000, good.len() - 20, good.len() - 5, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        let e = parse_err(&bad, None);
+        assert!(matches!(e, FormatError::Checksum { .. }), "byte {at}: {e}");
+        assert!(e.to_string().contains("corrupt file"), "{e}");
+    }
+
+    let mut bad = good.clone();
+    bad[12] = 7;
+    reseal(&mut bad);
+    assert!(matches!(parse_err(&bad, None), FormatError::UnknownVariant(7)));
+    let mut bad = good.clone();
+    bad[13] = 9;
+    reseal(&mut bad);
+    assert!(matches!(parse_err(&bad, None), FormatError::UnknownActivation(9)));
+    let mut bad = good.clone();
+    bad[16] = 0;
+    reseal(&mut bad);
+    let e = parse_err(&bad, None);
+    assert!(e.to_string().contains("QA is 0, but this build uses 255"), "{e}");
+}
+
+#[test]
+fn loading_says_which_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing.nnue");
+    let e = format::load(&path, None).unwrap_err();
+    assert!(e.to_string().starts_with("net file ") && e.to_string().contains("missing.nnue"), "{e}");
+    let path = dir.path().join("text.nnue");
+    std::fs::write(&path, "hello").unwrap();
+    let e = format::load(&path, None).unwrap_err();
+    assert!(e.to_string().contains("text.nnue") && e.to_string().contains("not a ferz net file"), "{e}");
+}
+
+#[test]
+fn scrlu_output_weights_out_of_kernel_range_are_refused() {
+    let good = net(NetVariant::Chess, Activation::SCReLU, 4);
+    let mut ow = good.output_weights();
+    ow[5] = 200;
+    let bad = Network::from_parts(
+        NetVariant::Chess,
+        Activation::CReLU,
+        4,
+        &good.feature_weights(),
+        &good.feature_bias(),
+        &ow,
+        good.output_bias(),
+    )
+    .unwrap();
+    let mut bytes = format::to_bytes(&bad);
+    bytes[13] = 1;
+    reseal(&mut bytes);
+    let e = parse_err(&bytes, None);
+    assert!(e.to_string().contains("output weight 5 is 200"), "{e}");
+}

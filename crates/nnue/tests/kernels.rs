@@ -1,0 +1,110 @@
+//! The AVX2 output layer returns the same integers as the portable one, and the quantised
+//! network tracks the float model within the stated tolerance.
+
+mod common;
+
+use ferz_chess::{SplitMix64, Variant};
+use ferz_nnue::{
+    Accumulator, Activation, FloatNetwork, NetVariant, evaluate, evaluate_float, evaluate_portable, evaluate_simd,
+};
+
+#[test]
+fn avx2_equals_portable_on_random_nets() {
+    if evaluate_simd(
+        &common::random_extreme_net(NetVariant::Chess, Activation::CReLU, 16, 0),
+        &Accumulator::new(&common::random_extreme_net(NetVariant::Chess, Activation::CReLU, 16, 0)),
+        ferz_chess::Color::White,
+    )
+    .is_none()
+    {
+        eprintln!("this CPU has no AVX2: only the portable kernel exists here");
+        return;
+    }
+    let mut rng = SplitMix64::new(21);
+    let mut checked = 0;
+    for (seed, hidden) in [(1, 16), (2, 40), (3, 128), (4, 257)] {
+        for activation in [Activation::CReLU, Activation::SCReLU] {
+            // Extreme nets: wrapping accumulators and sums; realistic nets: the normal range.
+            let nets = [
+                common::random_extreme_net(NetVariant::Chess, activation, hidden, seed),
+                FloatNetwork::random(activation, hidden, seed).quantise(NetVariant::Chess).unwrap(),
+            ];
+            for net in &nets {
+                let mut acc = Accumulator::new(net);
+                for game in 0..4 {
+                    let start = common::start(Variant::Chess960, game, &mut rng);
+                    for (pos, _) in common::random_game(start, 120, &mut rng) {
+                        acc.refresh(net, &pos);
+                        for stm in ferz_chess::Color::ALL {
+                            let portable = evaluate_portable(net, &acc, stm);
+                            assert_eq!(evaluate_simd(net, &acc, stm), Some(portable), "hidden {hidden} {activation:?}");
+                            assert_eq!(evaluate(net, &acc, stm), portable);
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 5000, "{checked}");
+}
+
+/// For each position of random Shatranj games: (quantised - float, float) in centipawns, and
+/// (quantised - dequantised float).
+fn errors(activation: Activation, hidden: usize, seed: u64) -> Vec<(f32, f32, f32)> {
+    let float = FloatNetwork::random(activation, hidden, seed);
+    let net = float.quantise(NetVariant::Shatranj).unwrap();
+    let dequantised = FloatNetwork::dequantise(&net);
+    let mut acc = Accumulator::new(&net);
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::new();
+    for game in 0..10 {
+        let start = common::start(Variant::Shatranj, game, &mut rng);
+        for (pos, _) in common::random_game(start, 200, &mut rng) {
+            acc.refresh(&net, &pos);
+            let cp = evaluate(&net, &acc, pos.turn()) as f32;
+            let reference = evaluate_float(&float, &pos);
+            out.push((cp - reference, reference, cp - evaluate_float(&dequantised, &pos)));
+        }
+    }
+    out
+}
+
+/// The integer inference computes the float model of its own (dequantised) parameters to within
+/// the truncation of its divisions: under 1 cp for the last one, 400/16320 cp for SCReLU's
+/// division by QA, plus the float model's f32 rounding: 1.1 cp in all.
+#[test]
+fn integer_inference_equals_its_dequantised_float_model() {
+    for activation in [Activation::CReLU, Activation::SCReLU] {
+        for hidden in [32, 128, 512] {
+            for (_, _, exact_error) in errors(activation, hidden, hidden as u64) {
+                assert!(exact_error.abs() < 1.1, "{activation:?} N={hidden}: {exact_error}");
+            }
+        }
+    }
+}
+
+/// Quantisation (rounding every weight to 1/255 or 1/64) moves scores by a sum of N
+/// independent rounding errors, so the error grows with the square root of the hidden size. The
+/// stated tolerance, for nets with `FloatNetwork::random`'s parameter ranges: mean |error| at most
+/// 1.25·√N cp and every position within 5·√N cp (N = 128: 14 cp and 57 cp).
+#[test]
+fn quantised_tracks_float() {
+    for activation in [Activation::CReLU, Activation::SCReLU] {
+        for hidden in [32, 128, 512] {
+            let errs = errors(activation, hidden, hidden as u64);
+            let n = errs.len() as f32;
+            let mean_abs = errs.iter().map(|e| e.0.abs()).sum::<f32>() / n;
+            let max_abs = errs.iter().map(|e| e.0.abs()).fold(0.0, f32::max);
+            let mean_ref = errs.iter().map(|e| e.1.abs()).sum::<f32>() / n;
+            eprintln!(
+                "{activation:?} N={hidden}: {} positions, mean |float| {mean_ref:.0} cp, \
+                 |error| mean {mean_abs:.2} max {max_abs:.2} cp",
+                errs.len()
+            );
+            let root = (hidden as f32).sqrt();
+            assert!(mean_abs <= 1.25 * root, "{activation:?} N={hidden}: mean |error| {mean_abs}");
+            assert!(max_abs <= 5.0 * root, "{activation:?} N={hidden}: max |error| {max_abs}");
+        }
+    }
+}

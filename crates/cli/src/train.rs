@@ -127,9 +127,6 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
     let mut reporter = Reporter::new();
     let outcome = ferz_train::train(&config, &data, args.resume, &stop, &mut reporter)?;
     reporter.finish();
-    if !outcome.initial_validation_loss.is_nan() {
-        println!("epoch 0: validation loss {:.6}", outcome.initial_validation_loss);
-    }
     let seconds = (outcome.gradient_time + outcome.optimizer_time).as_secs_f64().max(1e-9);
     println!(
         "time: {:.1} s in gradients, {:.2} s in AdamW steps ({:.2}%)",
@@ -137,7 +134,11 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
         outcome.optimizer_time.as_secs_f64(),
         100.0 * outcome.optimizer_time.as_secs_f64() / seconds
     );
-    println!("wrote {} and {}", outcome.net_path.display(), config.output.dir.join(ferz_train::trainer::LOSS_FILE).display());
+    println!(
+        "wrote {} and {}",
+        outcome.net_path.display(),
+        config.output.dir.join(ferz_train::trainer::LOSS_FILE).display()
+    );
     if outcome.completed {
         Ok(ExitCode::SUCCESS)
     } else {
@@ -169,6 +170,10 @@ impl Reporter {
 }
 
 impl Observer for Reporter {
+    fn initial(&mut self, validation_loss: f64) {
+        println!("epoch 0: validation loss {validation_loss:.6}");
+    }
+
     fn epoch_start(&mut self, epoch: u32, epochs: u32, positions: u64, done: u64) {
         (self.epoch, self.epochs, self.positions) = (epoch, epochs, positions);
         self.finish();

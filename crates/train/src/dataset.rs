@@ -137,7 +137,11 @@ pub fn load(
                 }
                 last = Some(mark);
                 data.summary.records += 1;
-                if validation { data.validation.push(*record) } else { data.train.push(*record) }
+                if validation {
+                    data.validation.push(*record)
+                } else {
+                    data.train.push(*record)
+                }
                 Ok(())
             })?;
         }

@@ -10,9 +10,9 @@ use ferz_chess::SplitMix64;
 use crate::config::Activation;
 
 /// Input features per perspective.
-pub const INPUTS: usize = 768;
+pub const INPUTS: usize = ferz_nnue::INPUTS;
 /// The float output times this is centipawns (the net file's SCALE).
-pub const SCALE: f32 = 400.0;
+pub const SCALE: f32 = ferz_nnue::SCALE as f32;
 /// Centipawns in the sigmoid that turns an evaluation into an expected result (the targets'
 /// `sigmoid(cp / 400)`).
 pub const SIGMOID_CP: f32 = 400.0;
@@ -139,6 +139,23 @@ impl Network {
             sum += activate(self.activation, *a).0 * w;
         }
         sum
+    }
+
+    /// The same parameters as the inference crate's float model.
+    #[must_use]
+    pub fn to_float(&self) -> ferz_nnue::FloatNetwork {
+        let l = self.layout;
+        ferz_nnue::FloatNetwork {
+            activation: match self.activation {
+                Activation::Crelu => ferz_nnue::Activation::CReLU,
+                Activation::Screlu => ferz_nnue::Activation::SCReLU,
+            },
+            hidden: l.hidden,
+            feature_weights: self.params[l.feature_weights()].to_vec(),
+            feature_bias: self.params[l.feature_bias()].to_vec(),
+            output_weights: self.params[l.output_weights()].to_vec(),
+            output_bias: self.params[l.output_bias()],
+        }
     }
 
     /// Clips every weight and bias of the first layer and the output weights to `±clip`.

@@ -85,13 +85,12 @@ impl GameMark {
     }
 }
 
-/// The feature index of a piece for perspective `perspective` (nnue-spec: own pieces first,
-/// then the opponent's, by role, squares mirrored vertically for black).
+/// The feature index of a piece for `perspective`, as the inference crate defines it (below 768,
+/// so it fits a `u16`).
 #[must_use]
+#[inline]
 pub fn feature_index(perspective: Color, color: Color, role: Role, square: Square) -> u16 {
-    let side = if color == perspective { 0 } else { 384 };
-    let sq = if perspective == Color::White { square.index() } else { square.index() ^ 56 };
-    (side + role.index() * 64 + sq) as u16
+    ferz_nnue::features::index(perspective, color, role, square) as u16
 }
 
 /// Decodes one record into a [`Sample`]; the error says what is wrong with it.
@@ -105,8 +104,7 @@ pub fn decode(record: &[u8; MARLIN_SIZE]) -> Result<Sample, String> {
         return Err(format!("{len} pieces on the board (at most 32)"));
     }
     let stm = if record[24] & 0x80 == 0 { Color::White } else { Color::Black };
-    let mut sample =
-        Sample { stm: [0; MAX_PIECES], nstm: [0; MAX_PIECES], len, score_cp: 0.0, result: 0.0 };
+    let mut sample = Sample { stm: [0; MAX_PIECES], nstm: [0; MAX_PIECES], len, score_cp: 0.0, result: 0.0 };
     let mut kings = [0u8; 2];
     let mut bits = occupied;
     let mut i = 0;

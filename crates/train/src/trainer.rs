@@ -42,6 +42,8 @@ pub struct EpochReport {
 
 /// Hears how a run goes (the CLI draws a progress bar from it).
 pub trait Observer {
+    /// The validation loss of the starting weights (not called on a resume).
+    fn initial(&mut self, _validation_loss: f64) {}
     /// An epoch (1-based) of `positions` begins, `done` of them already trained (on a resume).
     fn epoch_start(&mut self, epoch: u32, epochs: u32, positions: u64, done: u64);
     /// After each batch: positions of the epoch done, the epoch's mean loss so far, and the
@@ -90,6 +92,7 @@ pub fn train(
     } else {
         let loss = mean_loss(&state.net, &data.validation, lambda, threads);
         append_loss_line(out, &format!("0,,{loss:.6},,,"))?;
+        observer.initial(loss);
         loss
     };
 
@@ -253,7 +256,10 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
         )));
     }
     if c.variant != config.data.variant {
-        return Err(mismatch(format!("the checkpoint is a {:?} net, the settings say {:?}", c.variant, config.data.variant)));
+        return Err(mismatch(format!(
+            "the checkpoint is a {:?} net, the settings say {:?}",
+            c.variant, config.data.variant
+        )));
     }
     Ok(State {
         variant: c.variant,

@@ -6,7 +6,7 @@
 //! a batch's tens of milliseconds.
 
 use crate::dataset::Record;
-use crate::model::{Network, SCALE, SIGMOID_CP, backprop};
+use crate::model::{Network, SCALE, SIGMOID_CP, Scratch, backprop};
 use crate::record::{decode, sigmoid};
 
 /// Per-thread gradient buffers, kept between batches.
@@ -51,8 +51,7 @@ pub fn gradient<'w>(
             .map(|(grad, part)| {
                 scope.spawn(move || {
                     grad.fill(0.0);
-                    let n = net.layout.hidden;
-                    let (mut acc, mut delta) = (vec![0.0; 2 * n], vec![0.0; 2 * n]);
+                    let mut scratch = Scratch::new(net.layout.hidden);
                     let mut loss = 0.0f64;
                     for &i in part {
                         let sample = decode(&records[i as usize]).expect("records are checked when loaded");
@@ -64,8 +63,7 @@ pub fn gradient<'w>(
                             target,
                             weight,
                             grad,
-                            &mut acc,
-                            &mut delta,
+                            &mut scratch,
                         ));
                     }
                     loss

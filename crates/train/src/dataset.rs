@@ -102,7 +102,7 @@ pub fn load(
     seed: u64,
 ) -> Result<Dataset, TrainError> {
     let mut data = Dataset::default();
-    let mut rng = SplitMix64::new(seed ^ 0x5EED_0F_5A11D);
+    let mut rng = SplitMix64::new(seed ^ 0x05EE_D0F5_A11D);
     let held_out = |rng: &mut SplitMix64| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < validation_fraction;
     for dir in inputs {
         let manifest = open_verified(dir)?;

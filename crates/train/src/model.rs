@@ -167,9 +167,23 @@ impl Network {
     }
 }
 
+/// Buffers of one thread's forward and backward passes: the accumulators and their gradients.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    acc: Vec<f32>,
+    delta: Vec<f32>,
+}
+
+impl Scratch {
+    /// Buffers for a net of `hidden` neurons per perspective.
+    #[must_use]
+    pub fn new(hidden: usize) -> Scratch {
+        Scratch { acc: vec![0.0; 2 * hidden], delta: vec![0.0; 2 * hidden] }
+    }
+}
+
 /// One position's forward and backward pass: adds the gradient of `(sigmoid(out) - target)^2`
-/// times `weight` to `grad` and returns the unweighted loss. `acc` and `delta` are scratch of
-/// 2N each.
+/// times `weight` to `grad` and returns the unweighted loss.
 #[inline]
 pub fn backprop(
     net: &Network,
@@ -178,9 +192,9 @@ pub fn backprop(
     target: f32,
     weight: f32,
     grad: &mut [f32],
-    acc: &mut [f32],
-    delta: &mut [f32],
+    scratch: &mut Scratch,
 ) -> f32 {
+    let Scratch { acc, delta } = scratch;
     let layout = net.layout;
     let n = layout.hidden;
     let (a_stm, a_nstm) = acc.split_at_mut(n);
@@ -254,8 +268,7 @@ mod tests {
         let target = 0.3;
         let layout = net.layout;
         let mut grad = vec![0.0; layout.len()];
-        let (mut acc, mut delta) = (vec![0.0; 2 * hidden], vec![0.0; 2 * hidden]);
-        backprop(&net, &stm, &nstm, target, 1.0, &mut grad, &mut acc, &mut delta);
+        backprop(&net, &stm, &nstm, target, 1.0, &mut grad, &mut Scratch::new(hidden));
         let mut params: Vec<f64> = net.params.iter().map(|&p| f64::from(p)).collect();
         let h = 1e-6;
         let mut checked = 0;

@@ -231,7 +231,7 @@ fn damaged_or_missing_data_is_refused_with_the_file() {
     let mut bytes = std::fs::read(&marlin).unwrap();
     bytes[40] ^= 0x10;
     std::fs::write(&marlin, bytes).unwrap();
-    let err = load(&[copy.clone()], NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
+    let err = load(std::slice::from_ref(&copy), NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
     assert!(err.contains("chess.marlin") && err.contains("checksum"), "{err}");
     let err = load(&[tmp.path().join("nowhere")], NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
     assert!(err.contains("nowhere") && err.contains("manifest"), "{err}");

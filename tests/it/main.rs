@@ -6,4 +6,5 @@ mod match_cli;
 mod perft_cli;
 mod pychess;
 mod selfplay_cli;
+mod train_cli;
 mod uci;

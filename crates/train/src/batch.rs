@@ -9,6 +9,9 @@ use crate::dataset::Record;
 use crate::model::{Network, SCALE, SIGMOID_CP, Scratch, backprop};
 use crate::record::{decode, sigmoid};
 
+/// Set in an entry of a batch's order: train on the record mirrored left to right.
+pub const MIRROR_BIT: u32 = 1 << 31;
+
 /// Per-thread gradient buffers, kept between batches.
 #[derive(Debug)]
 pub struct Workspace {
@@ -29,7 +32,8 @@ impl Workspace {
     }
 }
 
-/// The records of `order` (indices into `records`) as one batch: writes the mean gradient of
+/// The records of `order` (indices into `records`, with [`MIRROR_BIT`] set for those to mirror)
+/// as one batch: writes the mean gradient of
 /// the loss into the returned slice and returns the summed loss.
 ///
 /// Records were decoded once when loading, so decoding cannot fail here.
@@ -54,7 +58,11 @@ pub fn gradient<'w>(
                     let mut scratch = Scratch::new(net.layout.hidden);
                     let mut loss = 0.0f64;
                     for &i in part {
-                        let sample = decode(&records[i as usize]).expect("records are checked when loaded");
+                        let mut sample =
+                            decode(&records[(i & !MIRROR_BIT) as usize]).expect("records are checked when loaded");
+                        if i & MIRROR_BIT != 0 {
+                            sample.mirror();
+                        }
                         let target = sample.target(lambda, SIGMOID_CP);
                         loss += f64::from(backprop(
                             net,

@@ -91,11 +91,13 @@ pub struct LoopConfig {
     pub threads: usize,
     /// Weight of the game result in the target; the rest is the search score's sigmoid.
     pub lambda: f64,
+    /// Train on a random half of the positions mirrored left to right each epoch.
+    pub mirror: bool,
 }
 
 impl Default for LoopConfig {
     fn default() -> LoopConfig {
-        LoopConfig { epochs: 20, batch_size: 16_384, threads: 0, lambda: 0.3 }
+        LoopConfig { epochs: 20, batch_size: 16_384, threads: 0, lambda: 0.3, mirror: true }
     }
 }
 

@@ -146,6 +146,13 @@ pub fn load(
             })?;
         }
     }
+    if data.train.len() >= crate::batch::MIRROR_BIT as usize {
+        return Err(TrainError::NoData(format!(
+            "{} training positions; at most {} fit one run",
+            data.train.len(),
+            crate::batch::MIRROR_BIT - 1
+        )));
+    }
     if data.train.is_empty() {
         let which = match variant {
             NetVariant::Chess => "chess or Chess960",

@@ -93,6 +93,19 @@ pub fn feature_index(perspective: Color, color: Color, role: Role, square: Squar
     ferz_nnue::features::index(perspective, color, role, square) as u16
 }
 
+impl Sample {
+    /// Mirrors the position left to right (file a <-> file h) in place.
+    ///
+    /// An index is `side * 384 + role * 64 + square` with the square in its low six bits, and
+    /// flipping the file (`square ^ 7`) commutes with black's vertical flip (`square ^ 56`), so
+    /// both perspectives' indices mirror with `^ 7`.
+    pub fn mirror(&mut self) {
+        for f in self.stm[..self.len].iter_mut().chain(self.nstm[..self.len].iter_mut()) {
+            *f ^= 7;
+        }
+    }
+}
+
 /// Decodes one record into a [`Sample`]; the error says what is wrong with it.
 pub fn decode(record: &[u8; MARLIN_SIZE]) -> Result<Sample, String> {
     if record[31] > 2 {
@@ -190,6 +203,22 @@ mod tests {
             let (score, result) = if stm == Color::White { (150.0, 1.0) } else { (-150.0, 0.0) };
             assert_eq!((sample.score_cp, sample.result), (score, result), "{fen}");
         }
+    }
+
+    #[test]
+    fn mirroring_swaps_the_files() {
+        let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b - - 0 1";
+        let mirrored_fen = "r2k3r/1bpqpp1p/1pnp2nb/3NP3/3P2p1/p1Q2N2/PPPBBPPP/R2K3R b - - 0 1";
+        let sample = |fen: &str| {
+            let pos = Position::from_fen(fen, Variant::Chess).unwrap();
+            decode(&marlin_record(&pos, 0, GameResult::Draw)).unwrap()
+        };
+        let mut mirrored = sample(fen);
+        mirrored.mirror();
+        let expected = sample(mirrored_fen);
+        assert_eq!(sorted(mirrored.stm_features()), sorted(expected.stm_features()));
+        assert_eq!(sorted(mirrored.nstm_features()), sorted(expected.nstm_features()));
+        assert_ne!(sorted(mirrored.stm_features()), sorted(sample(fen).stm_features()));
     }
 
     #[test]

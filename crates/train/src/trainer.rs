@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ferz_chess::SplitMix64;
 
 use crate::TrainError;
-use crate::batch::{Workspace, gradient, mean_loss};
+use crate::batch::{MIRROR_BIT, Workspace, gradient, mean_loss};
 use crate::checkpoint::Checkpoint;
 use crate::config::TrainConfig;
 use crate::dataset::Dataset;
@@ -109,7 +109,15 @@ pub fn train(
     while state.epoch < epochs {
         let epoch = state.epoch;
         let mut order: Vec<u32> = (0..positions as u32).collect();
-        SplitMix64::derive(config.data.seed, u64::from(epoch) + 1).shuffle(&mut order);
+        let mut rng = SplitMix64::derive(config.data.seed, u64::from(epoch) + 1);
+        rng.shuffle(&mut order);
+        if config.train.mirror {
+            for entry in &mut order {
+                if rng.next_u64() & 1 == 1 {
+                    *entry |= MIRROR_BIT;
+                }
+            }
+        }
         observer.epoch_start(epoch + 1, epochs, positions, (state.batch * batch_size as u64).min(positions));
         let started = Instant::now();
         let mut session_positions = 0u64;

@@ -74,7 +74,7 @@ pub struct Network {
 }
 
 /// The activation and its derivative at `x`.
-#[inline]
+#[inline(always)]
 fn activate(activation: Activation, x: f32) -> (f32, f32) {
     let c = x.clamp(0.0, 1.0);
     let inside = if x > 0.0 && x < 1.0 { 1.0 } else { 0.0 };
@@ -105,7 +105,7 @@ impl Network {
     }
 
     /// Fills `acc` with the accumulator of `features`: the bias plus their weight rows.
-    #[inline]
+    #[inline(always)]
     pub fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
         let n = self.layout.hidden;
         acc.copy_from_slice(&self.params[self.layout.feature_bias()]);
@@ -132,6 +132,7 @@ impl Network {
 
     /// The output from both accumulators (side to move's first).
     #[must_use]
+    #[inline(always)]
     pub fn output(&self, acc: &[f32]) -> f32 {
         let w = &self.params[self.layout.output_weights()];
         let mut sum = self.params[self.layout.output_bias()];
@@ -184,7 +185,7 @@ impl Scratch {
 
 /// One position's forward and backward pass: adds the gradient of `(sigmoid(out) - target)^2`
 /// times `weight` to `grad` and returns the unweighted loss.
-#[inline]
+#[inline(always)]
 pub fn backprop(
     net: &Network,
     stm: &[u16],

@@ -5,8 +5,8 @@
 //! into feature indices; [`model`] is the float network with its sparse backward pass;
 //! [`batch`] spreads a batch over all cores; [`optimizer`] is AdamW with a cosine or step
 //! schedule; [`trainer::train`] runs the epochs, writing [`checkpoint`]s and quantised nets
-//! through [`export`]. The shared contract with the inference crate is docs/nnue-spec (the
-//! feature indices, the quantisation and the file format); docs/train.md is the recipe.
+//! through [`export`]. What the trainer shares with the inference crate (the feature indices,
+//! the quantisation and the file format) is taken from `ferz_nnue`; docs/train.md is the recipe.
 
 pub mod batch;
 pub mod checkpoint;

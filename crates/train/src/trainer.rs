@@ -47,7 +47,7 @@ pub trait Observer {
     /// An epoch (1-based) of `positions` begins, `done` of them already trained (on a resume).
     fn epoch_start(&mut self, epoch: u32, epochs: u32, positions: u64, done: u64);
     /// After each batch: positions of the epoch done, the epoch's mean loss so far, and the
-    /// speed of this session.
+    /// speed since this call of [`train`] began the epoch.
     fn batch(&mut self, done: u64, loss: f64, positions_per_second: f64);
     /// An epoch ended.
     fn epoch_end(&mut self, report: &EpochReport);
@@ -60,13 +60,13 @@ pub struct Outcome {
     pub completed: bool,
     /// Validation loss of the starting weights (NaN on a resume or without validation data).
     pub initial_validation_loss: f64,
-    /// The epochs of this session.
+    /// The epochs this call of [`train`] completed.
     pub epochs: Vec<EpochReport>,
     /// The float network at the end.
     pub net: Network,
     /// The quantised net written last.
     pub net_path: PathBuf,
-    /// Time in batch gradients and in optimiser steps, this session.
+    /// Time in batch gradients and in optimiser steps during this call of [`train`].
     pub gradient_time: Duration,
     /// See `gradient_time`.
     pub optimizer_time: Duration,

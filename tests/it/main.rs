@@ -9,4 +9,5 @@ mod pychess;
 mod readme_examples;
 mod selfplay_cli;
 mod syzygy;
+mod train_cli;
 mod uci;

@@ -11,6 +11,7 @@ mod perft;
 mod selfplay;
 mod settings;
 mod shard_env;
+mod train;
 
 use std::process::ExitCode;
 
@@ -49,6 +50,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play self-play games in-process and write a dataset shard.
     Selfplay(selfplay::SelfplayArgs),
+    /// Train an NNUE evaluation on self-play datasets and write the quantised net.
+    Train(Box<train::TrainArgs>),
     /// Check, merge and summarise self-play datasets.
     #[command(subcommand)]
     Data(data::DataCommand),
@@ -62,10 +65,10 @@ enum Command {
 }
 
 /// The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it),
-/// shared by `ferz selfplay` and `ferz match`.
+/// shared by `ferz selfplay`, `ferz train` and `ferz match`.
 const EXIT_INTERRUPTED: u8 = 130;
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "data", "cache", "bot", "help"];
+const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "train", "data", "cache", "bot", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         }
         Command::Perft(args) => perft::run(&args),
         Command::Selfplay(args) => report(selfplay::run(&args)),
+        Command::Train(args) => report(train::run(&args)),
         Command::Data(command) => report(data::run_data(&command).map(|()| ExitCode::SUCCESS)),
         Command::Cache(command) => report(data::run_cache(&command).map(|()| ExitCode::SUCCESS)),
         Command::Match(args) => arena::run(*args),

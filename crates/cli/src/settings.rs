@@ -55,6 +55,18 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_train_file_holds_exactly_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/train.toml");
+        let (config, _): (ferz_train::TrainConfig, _) = load(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(config, ferz_train::TrainConfig::default());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("train.toml");
+        std::fs::write(&path, "[optimizer]\nschedule = \"linear\"\n").unwrap();
+        let err = load::<ferz_train::TrainConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err();
+        assert!(err.to_string().contains("linear") && err.to_string().contains("train.toml"), "{err}");
+    }
+
+    #[test]
     fn a_platform_table_in_a_file_and_the_platform_from_the_environment() {
         use ferz_bot::config::{Speed, Variant};
         use ferz_lichess::Platform;

@@ -1,11 +1,10 @@
 //! `ferz-tune`: the developer tool that makes the evaluation weights.
 //!
-//! `ferz-tune gen` plays the engine against itself and writes positions with their search
-//! score and game result; `ferz-tune tune` fits the evaluation weights to such data (Texel's
-//! method) and writes them as Rust source. See `docs/tuning.md`.
+//! `ferz-tune tune` fits the evaluation weights to positions with their search score and game
+//! result (Texel's method) and writes them as Rust source. The data is the text files
+//! (`<variant>.txt`) that `ferz selfplay` writes. See `docs/tuning.md`.
 
 mod data;
-mod selfplay;
 mod tune;
 
 use std::path::PathBuf;
@@ -15,7 +14,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ferz_chess::Variant;
 
 #[derive(Parser)]
-#[command(name = "ferz-tune", about = "Self-play data generation and Texel tuning for ferz")]
+#[command(name = "ferz-tune", about = "Texel tuning of the ferz evaluations")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -41,53 +40,6 @@ impl From<VariantArg> for Variant {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Play self-play games and write `<FEN> | <score> | <result>` lines.
-    Gen {
-        #[arg(long, value_enum)]
-        variant: VariantArg,
-        /// Games to play.
-        #[arg(long)]
-        games: usize,
-        /// Nodes per move.
-        #[arg(long, default_value_t = 5000)]
-        nodes: u64,
-        /// Opening positions, one FEN or EPD a line (default: the variant's start positions).
-        #[arg(long)]
-        book: Option<PathBuf>,
-        /// Random legal plies after the opening position.
-        #[arg(long, default_value_t = 4)]
-        random_plies: usize,
-        /// Games played at once.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Output file.
-        #[arg(long)]
-        out: PathBuf,
-        /// Seed of the openings and random plies.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Plies after the opening that are not recorded.
-        #[arg(long, default_value_t = 8)]
-        skip_plies: usize,
-        /// Plies after which a game is scored a draw.
-        #[arg(long, default_value_t = 400)]
-        max_plies: usize,
-        /// Win adjudication: |score| at least this many centipawns...
-        #[arg(long, default_value_t = 1000)]
-        win_score: i32,
-        /// ...for this many plies in a row.
-        #[arg(long, default_value_t = 4)]
-        win_plies: usize,
-        /// Draw adjudication: |score| at most `--draw-score` for this many plies (0: never).
-        #[arg(long, default_value_t = 12)]
-        draw_plies: usize,
-        /// See `--draw-plies`.
-        #[arg(long, default_value_t = 8)]
-        draw_score: i32,
-        /// Draw adjudication starts after this many plies.
-        #[arg(long, default_value_t = 80)]
-        draw_after: usize,
-    },
     /// Fit the evaluation weights to datasets and write them as Rust source.
     Tune {
         /// `chess` tunes the chess and Chess960 weights.
@@ -136,46 +88,6 @@ enum Command {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Gen {
-            variant,
-            games,
-            nodes,
-            book,
-            random_plies,
-            threads,
-            out,
-            seed,
-            skip_plies,
-            max_plies,
-            win_score,
-            win_plies,
-            draw_plies,
-            draw_score,
-            draw_after,
-        } => {
-            let variant = Variant::from(variant);
-            let book = match &book {
-                Some(path) => selfplay::read_book(path)?,
-                None => Vec::new(),
-            };
-            selfplay::run(&selfplay::GenConfig {
-                variant,
-                games,
-                nodes,
-                book,
-                random_plies,
-                threads,
-                seed,
-                out,
-                skip_plies,
-                max_plies,
-                win_score,
-                win_plies,
-                draw_plies,
-                draw_score,
-                draw_after,
-            })
-        }
         Command::Tune {
             variant,
             data,

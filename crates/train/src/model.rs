@@ -1,0 +1,318 @@
+//! The float network, (768 -> N) x 2 -> 1, as the trainer holds it.
+//!
+//! All parameters live in one flat vector so that the gradient, AdamW's moments and the
+//! checkpoint are plain vectors of the same layout: the feature weights (768 x N,
+//! feature-major, as the net file stores them), the feature bias (N), the output weights (2N:
+//! side to move first) and the output bias.
+
+use ferz_chess::SplitMix64;
+
+use crate::config::Activation;
+
+/// Input features per perspective.
+pub const INPUTS: usize = ferz_nnue::INPUTS;
+/// The float output times this is centipawns (the net file's SCALE).
+pub const SCALE: f32 = ferz_nnue::SCALE as f32;
+/// Centipawns in the sigmoid that turns an evaluation into an expected result (the targets'
+/// `sigmoid(cp / 400)`).
+pub const SIGMOID_CP: f32 = 400.0;
+
+/// Where each parameter block starts in the flat vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Hidden neurons per perspective.
+    pub hidden: usize,
+}
+
+impl Layout {
+    /// The feature weights: `INPUTS * hidden`, feature `f`'s at `f * hidden ..`.
+    #[must_use]
+    pub const fn feature_weights(&self) -> std::ops::Range<usize> {
+        0..INPUTS * self.hidden
+    }
+
+    /// The feature bias.
+    #[must_use]
+    pub const fn feature_bias(&self) -> std::ops::Range<usize> {
+        INPUTS * self.hidden..(INPUTS + 1) * self.hidden
+    }
+
+    /// The output weights: the side to move's `hidden`, then the other side's.
+    #[must_use]
+    pub const fn output_weights(&self) -> std::ops::Range<usize> {
+        (INPUTS + 1) * self.hidden..(INPUTS + 3) * self.hidden
+    }
+
+    /// The output bias.
+    #[must_use]
+    pub const fn output_bias(&self) -> usize {
+        (INPUTS + 3) * self.hidden
+    }
+
+    /// Parameters in all.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        (INPUTS + 3) * self.hidden + 1
+    }
+
+    /// Never: a network has at least one hidden neuron.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// The float network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    /// Where the blocks are.
+    pub layout: Layout,
+    /// The hidden layer's activation.
+    pub activation: Activation,
+    /// All parameters, in [`Layout`] order.
+    pub params: Vec<f32>,
+}
+
+/// The activation and its derivative at `x`.
+#[inline(always)]
+fn activate(activation: Activation, x: f32) -> (f32, f32) {
+    let c = x.clamp(0.0, 1.0);
+    let inside = if x > 0.0 && x < 1.0 { 1.0 } else { 0.0 };
+    match activation {
+        Activation::Crelu => (c, inside),
+        Activation::Screlu => (c * c, 2.0 * c * inside),
+    }
+}
+
+impl Network {
+    /// A network with small random weights: uniform in `±1/sqrt(fan_in)` (768 for the feature
+    /// weights, 2N for the output weights) and zero biases.
+    #[must_use]
+    pub fn random(hidden: usize, activation: Activation, seed: u64) -> Network {
+        let layout = Layout { hidden };
+        let mut rng = SplitMix64::derive(seed, 0x1417);
+        let mut uniform = |bound: f32| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound;
+        let mut params = vec![0.0; layout.len()];
+        let feature_bound = 1.0 / (INPUTS as f32).sqrt();
+        for w in &mut params[layout.feature_weights()] {
+            *w = uniform(feature_bound);
+        }
+        let output_bound = 1.0 / ((2 * hidden) as f32).sqrt();
+        for w in &mut params[layout.output_weights()] {
+            *w = uniform(output_bound);
+        }
+        Network { layout, activation, params }
+    }
+
+    /// Fills `acc` with the accumulator of `features`: the bias plus their weight rows.
+    #[inline(always)]
+    pub fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
+        let n = self.layout.hidden;
+        acc.copy_from_slice(&self.params[self.layout.feature_bias()]);
+        let weights = &self.params[self.layout.feature_weights()];
+        for &f in features {
+            let row = &weights[f as usize * n..][..n];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+    }
+
+    /// The output (times [`SCALE`] = centipawns for the side to move) of a position given by
+    /// its two feature lists.
+    #[must_use]
+    pub fn evaluate(&self, stm: &[u16], nstm: &[u16]) -> f32 {
+        let n = self.layout.hidden;
+        let mut acc = vec![0.0; 2 * n];
+        let (a_stm, a_nstm) = acc.split_at_mut(n);
+        self.accumulate(stm, a_stm);
+        self.accumulate(nstm, a_nstm);
+        self.output(&acc)
+    }
+
+    /// The output from both accumulators (side to move's first).
+    #[must_use]
+    #[inline(always)]
+    pub fn output(&self, acc: &[f32]) -> f32 {
+        let w = &self.params[self.layout.output_weights()];
+        let mut sum = self.params[self.layout.output_bias()];
+        for (a, w) in acc.iter().zip(w) {
+            sum += activate(self.activation, *a).0 * w;
+        }
+        sum
+    }
+
+    /// The same parameters as the inference crate's float model.
+    #[must_use]
+    pub fn to_float(&self) -> ferz_nnue::FloatNetwork {
+        let l = self.layout;
+        ferz_nnue::FloatNetwork {
+            activation: match self.activation {
+                Activation::Crelu => ferz_nnue::Activation::CReLU,
+                Activation::Screlu => ferz_nnue::Activation::SCReLU,
+            },
+            hidden: l.hidden,
+            feature_weights: self.params[l.feature_weights()].to_vec(),
+            feature_bias: self.params[l.feature_bias()].to_vec(),
+            output_weights: self.params[l.output_weights()].to_vec(),
+            output_bias: self.params[l.output_bias()],
+        }
+    }
+
+    /// Clips every weight and bias of the first layer and the output weights to `±clip`.
+    pub fn clip(&mut self, clip: f32) {
+        let end = self.layout.output_bias();
+        for p in &mut self.params[..end] {
+            *p = p.clamp(-clip, clip);
+        }
+    }
+}
+
+/// Buffers of one thread's forward and backward passes: the accumulators and their gradients.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    acc: Vec<f32>,
+    delta: Vec<f32>,
+}
+
+impl Scratch {
+    /// Buffers for a net of `hidden` neurons per perspective.
+    #[must_use]
+    pub fn new(hidden: usize) -> Scratch {
+        Scratch { acc: vec![0.0; 2 * hidden], delta: vec![0.0; 2 * hidden] }
+    }
+}
+
+/// One position's forward and backward pass: adds the gradient of `(sigmoid(out) - target)^2`
+/// times `weight` to `grad` and returns the unweighted loss.
+#[inline(always)]
+pub fn backprop(
+    net: &Network,
+    stm: &[u16],
+    nstm: &[u16],
+    target: f32,
+    weight: f32,
+    grad: &mut [f32],
+    scratch: &mut Scratch,
+) -> f32 {
+    let Scratch { acc, delta } = scratch;
+    let layout = net.layout;
+    let n = layout.hidden;
+    let (a_stm, a_nstm) = acc.split_at_mut(n);
+    net.accumulate(stm, a_stm);
+    net.accumulate(nstm, a_nstm);
+    let out = net.output(acc);
+    let k = SCALE / SIGMOID_CP;
+    let p = crate::record::sigmoid(out * k);
+    let error = p - target;
+    // d/d out of (p - t)^2.
+    let g = weight * 2.0 * error * p * (1.0 - p) * k;
+    let w_out = &net.params[layout.output_weights()];
+    let grad_out = &mut grad[layout.output_weights()];
+    for i in 0..2 * n {
+        let (h, dh) = activate(net.activation, acc[i]);
+        grad_out[i] += g * h;
+        delta[i] = g * w_out[i] * dh;
+    }
+    grad[layout.output_bias()] += g;
+    let (d_stm, d_nstm) = delta.split_at(n);
+    for (b, (x, y)) in grad[layout.feature_bias()].iter_mut().zip(d_stm.iter().zip(d_nstm)) {
+        *b += x + y;
+    }
+    // Only the rows of active features get a gradient: ~30 of 768 per perspective.
+    let grad_w = &mut grad[layout.feature_weights()];
+    for (features, d) in [(stm, d_stm), (nstm, d_nstm)] {
+        for &f in features {
+            for (gw, x) in grad_w[f as usize * n..][..n].iter_mut().zip(d) {
+                *gw += x;
+            }
+        }
+    }
+    error * error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    /// The loss in f64, written from the formula independently of `backprop`.
+    fn loss64(layout: Layout, activation: Activation, params: &[f64], stm: &[u16], nstm: &[u16], target: f64) -> f64 {
+        let n = layout.hidden;
+        let act = |x: f64| {
+            let c = x.clamp(0.0, 1.0);
+            if activation == Activation::Screlu { c * c } else { c }
+        };
+        let mut out = params[layout.output_bias()];
+        for (side, features) in [stm, nstm].into_iter().enumerate() {
+            for i in 0..n {
+                let mut a = params[layout.feature_bias().start + i];
+                for &f in features {
+                    a += params[f as usize * n + i];
+                }
+                out += act(a) * params[layout.output_weights().start + side * n + i];
+            }
+        }
+        let p = 1.0 / (1.0 + (-out * f64::from(SCALE / SIGMOID_CP)).exp());
+        (p - target) * (p - target)
+    }
+
+    /// Every analytic partial derivative agrees with a central difference of the loss.
+    fn gradient_check(activation: Activation) {
+        let hidden = 8;
+        let mut net = Network::random(hidden, activation, 3);
+        // Spread the biases so some neurons sit inside (0, 1) and some are clipped.
+        let mut rng = SplitMix64::new(9);
+        for p in &mut net.params {
+            *p += ((rng.next_u64() % 1000) as f32 / 1000.0 - 0.3) * 0.6;
+        }
+        let stm = [3u16, 70, 200, 321, 400, 705];
+        let nstm = [10u16, 64, 250, 390, 500, 760];
+        let target = 0.3;
+        let layout = net.layout;
+        let mut grad = vec![0.0; layout.len()];
+        backprop(&net, &stm, &nstm, target, 1.0, &mut grad, &mut Scratch::new(hidden));
+        let mut params: Vec<f64> = net.params.iter().map(|&p| f64::from(p)).collect();
+        let h = 1e-6;
+        let mut checked = 0;
+        let active_rows: Vec<usize> = stm.iter().chain(&nstm).map(|&f| f as usize).collect();
+        for i in 0..layout.len() {
+            let in_feature_weights = layout.feature_weights().contains(&i);
+            if in_feature_weights && !active_rows.contains(&(i / hidden)) {
+                assert_eq!(grad[i], 0.0, "an inactive feature row has no gradient");
+                continue;
+            }
+            let original = params[i];
+            params[i] = original + h;
+            let up = loss64(layout, activation, &params, &stm, &nstm, f64::from(target));
+            params[i] = original - h;
+            let down = loss64(layout, activation, &params, &stm, &nstm, f64::from(target));
+            params[i] = original;
+            let numeric = (up - down) / (2.0 * h);
+            let analytic = f64::from(grad[i]);
+            assert!(
+                (numeric - analytic).abs() <= 1e-3 * numeric.abs().max(analytic.abs()) + 1e-7,
+                "parameter {i}: numeric {numeric}, analytic {analytic}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 12 * hidden, "checked {checked}");
+        assert!(grad.iter().any(|&g| g != 0.0));
+    }
+
+    #[test]
+    fn gradients_match_finite_differences_crelu() {
+        gradient_check(Activation::Crelu);
+    }
+
+    #[test]
+    fn gradients_match_finite_differences_screlu() {
+        gradient_check(Activation::Screlu);
+    }
+
+    #[test]
+    fn the_layout_is_the_files() {
+        let layout = Layout { hidden: 128 };
+        assert_eq!(layout.len(), 768 * 128 + 128 + 256 + 1);
+        assert_eq!(layout.feature_bias().start, layout.feature_weights().end);
+        assert_eq!(layout.output_weights().end, layout.output_bias());
+    }
+}

@@ -1,0 +1,238 @@
+//! Training on a real self-play shard: the validation loss falls, the written net agrees with
+//! the float model, a stopped run resumes to the same weights, and whole games are held out.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ferz_book::marlin::{RECORD_SIZE as MARLIN_SIZE, decode as read_marlin};
+use ferz_chess::Color;
+use ferz_engine::Signals;
+use ferz_selfplay::config::{SelfplayConfig, VariantMix};
+use ferz_selfplay::dataset::open_verified;
+use ferz_selfplay::shard::{ShardSpec, run_shard};
+use ferz_train::config::{Activation, NetVariant};
+use ferz_train::dataset::load;
+use ferz_train::{EpochReport, Observer, TrainConfig, TrainError, train};
+
+/// A shard of chess, Chess960 and Shatranj games, played once for all tests.
+fn shard() -> &'static Path {
+    static DATA: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, dir) = DATA.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut config = SelfplayConfig::default();
+        config.run.games = 400;
+        config.run.threads = 2;
+        config.run.out = tmp.path().to_path_buf();
+        config.run.seed = 11;
+        config.variants = VariantMix { chess: 3, chess960: 1, shatranj: 1 };
+        config.search.nodes = 300;
+        config.search.hash_mb = 1;
+        config.opening.random_plies = 6;
+        config.opening.multipv_plies = 0;
+        config.adjudication.max_plies = 160;
+        config.adjudication.win_cp = 600;
+        config.adjudication.win_plies = 4;
+        config.filter.min_ply = 6;
+        config.cache.enabled = false;
+        config.output.text = false;
+        config.output.pgn = false;
+        let outcome =
+            run_shard(&config, ShardSpec { index: 0, count: 1 }, false, &Signals::default(), &mut |_| {}).unwrap();
+        (tmp, outcome.dir)
+    });
+    dir
+}
+
+fn config(out: &Path) -> TrainConfig {
+    let mut config = TrainConfig::default();
+    config.data.inputs = vec![shard().to_path_buf()];
+    config.data.validation_fraction = 0.2;
+    config.net.hidden = 16;
+    config.train.epochs = 12;
+    config.train.batch_size = 64;
+    config.train.threads = 2;
+    config.train.lambda = 0.0;
+    config.optimizer.lr = 0.002;
+    config.output.dir = out.to_path_buf();
+    config
+}
+
+/// Counts epochs; stops the run after `stop_after` batches when set.
+#[derive(Default)]
+struct Watch {
+    batches: u64,
+    stop_after: Option<u64>,
+    stop: Option<&'static AtomicBool>,
+    epochs: Vec<EpochReport>,
+}
+
+impl Observer for Watch {
+    fn epoch_start(&mut self, _: u32, _: u32, _: u64, _: u64) {}
+    fn batch(&mut self, _: u64, loss: f64, _: f64) {
+        assert!(loss.is_finite());
+        self.batches += 1;
+        if let (Some(n), Some(stop)) = (self.stop_after, self.stop)
+            && self.batches >= n
+        {
+            stop.store(true, Ordering::SeqCst);
+        }
+    }
+    fn epoch_end(&mut self, report: &EpochReport) {
+        self.epochs.push(report.clone());
+    }
+}
+
+#[test]
+fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
+    let out = tempfile::tempdir().unwrap();
+    let config = config(out.path());
+    let data = load(&config.data.inputs, NetVariant::Chess, 0.2, 1).unwrap();
+    assert!(data.train.len() > 5000 && !data.validation.is_empty(), "{}", data.summary);
+    let mut watch = Watch::default();
+    let outcome = train(&config, &data, false, &AtomicBool::new(false), &mut watch).unwrap();
+    assert!(outcome.completed);
+    assert_eq!(watch.epochs.len(), 12);
+    let last = watch.epochs.last().unwrap().validation_loss;
+    assert!(
+        last < 0.9 * outcome.initial_validation_loss,
+        "validation loss {} -> {last}",
+        outcome.initial_validation_loss
+    );
+    assert!(watch.epochs.last().unwrap().train_loss < watch.epochs[0].train_loss);
+    let csv = std::fs::read_to_string(out.path().join("loss.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 1 + 12, "{csv}");
+
+    // The file on disk is the trained float model, quantised: the inference crate's integer
+    // evaluation and its float forward agree with the trainer's model on held-out positions.
+    let net = ferz_nnue::format::load(&outcome.net_path, Some(ferz_nnue::NetVariant::Chess)).unwrap();
+    let float = outcome.net.to_float();
+    let dequantised = ferz_nnue::FloatNetwork::dequantise(&net);
+    let (mut worst, mut total) = (0.0f32, 0.0f32);
+    for record in &data.validation {
+        let pos = read_marlin(record).unwrap().position;
+        let sample = ferz_train::record::decode(record).unwrap();
+        let ours = outcome.net.evaluate(sample.stm_features(), sample.nstm_features()) * 400.0;
+        let reference = ferz_nnue::evaluate_float(&float, &pos);
+        assert!((ours - reference).abs() < 1e-2, "float models differ: {ours} vs {reference}");
+        let mut acc = ferz_nnue::Accumulator::new(&net);
+        acc.refresh(&net, &pos);
+        let quantised = ferz_nnue::evaluate(&net, &acc, pos.turn()) as f32;
+        // The integers are the written parameters' float forward up to the integer divisions.
+        let written = ferz_nnue::evaluate_float(&dequantised, &pos);
+        assert!((quantised - written).abs() <= 2.0, "{}: integer {quantised}, its float {written}", pos.fen());
+        // And the written parameters are the trained ones up to rounding.
+        worst = worst.max((quantised - ours).abs());
+        total += (quantised - ours).abs();
+    }
+    let mean = total / data.validation.len() as f32;
+    eprintln!("quantised vs trained float: mean {mean:.2} cp, worst {worst:.1} cp");
+    assert!(mean < 6.0 && worst < 40.0, "quantised vs trained float: mean {mean} cp, worst {worst} cp");
+}
+
+#[test]
+fn a_stopped_run_resumes_to_the_same_weights() {
+    let straight_dir = tempfile::tempdir().unwrap();
+    let mut straight_config = config(straight_dir.path());
+    straight_config.train.epochs = 3;
+    let data = load(&straight_config.data.inputs, NetVariant::Chess, 0.2, 1).unwrap();
+    let straight = train(&straight_config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.train.epochs = 3;
+    static STOP: AtomicBool = AtomicBool::new(false);
+    // Stop in the middle of the second epoch.
+    let batches = (data.train.len() as u64).div_ceil(64);
+    let mut watch = Watch { stop_after: Some(batches + 2), stop: Some(&STOP), ..Watch::default() };
+    let stopped = train(&config, &data, false, &STOP, &mut watch).unwrap();
+    assert!(!stopped.completed);
+    assert_eq!(watch.epochs.len(), 1);
+    // Without --resume the run directory is not overwritten.
+    let err = train(&config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
+    assert!(err.to_string().contains("--resume"), "{err}");
+    let resumed = train(&config, &data, true, &AtomicBool::new(false), &mut Watch::default()).unwrap();
+    assert!(resumed.completed);
+    assert_eq!(resumed.net, straight.net, "the resumed run took another path");
+    assert_eq!(std::fs::read(&resumed.net_path).unwrap(), std::fs::read(&straight.net_path).unwrap());
+
+    // Another shape than the checkpoint's is refused.
+    config.net.hidden = 8;
+    let err = train(&config, &data, true, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
+    assert!(matches!(err, TrainError::Checkpoint { .. }) && err.to_string().contains("16"), "{err}");
+    config.net.hidden = 16;
+    config.net.activation = Activation::Crelu;
+    assert!(train(&config, &data, true, &AtomicBool::new(false), &mut Watch::default()).is_err());
+}
+
+#[test]
+fn whole_games_are_held_out_and_the_variant_byte_is_honoured() {
+    let manifest = open_verified(shard()).unwrap();
+    let tally = manifest.tally();
+    let games = |v: &str| tally.games_by_variant.get(v).copied().unwrap_or(0);
+    let positions = |v: &str| tally.positions_by_variant.get(v).copied().unwrap_or(0);
+    assert!(games("shatranj") > 0 && games("chess960") > 0);
+
+    let chess = load(&[shard().to_path_buf()], NetVariant::Chess, 0.3, 5).unwrap();
+    // Every game is found: the boundaries split neither more nor fewer.
+    assert_eq!(chess.summary.games, games("chess") + games("chess960"), "{}", chess.summary);
+    assert_eq!(chess.summary.records, positions("chess") + positions("chess960"));
+    assert_eq!(chess.summary.other_variant, positions("shatranj"));
+    assert!(chess.summary.validation_games > 0 && chess.summary.validation_games < chess.summary.games);
+    assert!(chess.train.iter().chain(&chess.validation).all(|r| r[31] <= 1));
+    // No game has positions on both sides of the split: a game is a run of records in its file,
+    // so every file's records, cut at the game marks, land wholly in one set.
+    let file = std::fs::read(shard().join("chess.marlin")).unwrap();
+    let records: Vec<[u8; MARLIN_SIZE]> = file.chunks_exact(MARLIN_SIZE).map(|c| c.try_into().unwrap()).collect();
+    let mut game_of_record = Vec::new();
+    let mut game = 0;
+    for (i, r) in records.iter().enumerate() {
+        if i > 0
+            && ferz_train::record::GameMark::of(&records[i - 1]).starts_new_game(&ferz_train::record::GameMark::of(r))
+        {
+            game += 1;
+        }
+        game_of_record.push(game);
+    }
+    let validation: HashSet<&[u8; MARLIN_SIZE]> = chess.validation.iter().collect();
+    let mut side_of_game: HashMap<usize, bool> = HashMap::new();
+    for (record, game) in records.iter().zip(&game_of_record) {
+        let held_out = validation.contains(record);
+        assert_eq!(*side_of_game.entry(*game).or_insert(held_out), held_out, "game {game} is split");
+    }
+    assert_eq!(side_of_game.len(), game + 1);
+
+    let shatranj = load(&[shard().to_path_buf()], NetVariant::Shatranj, 0.0, 5).unwrap();
+    assert_eq!(shatranj.summary.records, positions("shatranj"));
+    assert!(shatranj.validation.is_empty());
+    assert!(shatranj.train.iter().all(|r| r[31] == 2));
+    let sample = ferz_train::record::decode(&shatranj.train[0]).unwrap();
+    let pos = read_marlin(&shatranj.train[0]).unwrap().position;
+    let stm: Vec<usize> = ferz_nnue::features::active(&pos, pos.turn()).collect();
+    let mut ours: Vec<usize> = sample.stm_features().iter().map(|&f| usize::from(f)).collect();
+    ours.sort_unstable();
+    let mut theirs = stm;
+    theirs.sort_unstable();
+    assert_eq!(ours, theirs);
+    assert_eq!(pos.turn() == Color::White, shatranj.train[0][24] & 0x80 == 0);
+}
+
+#[test]
+fn damaged_or_missing_data_is_refused_with_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("shard");
+    std::fs::create_dir(&copy).unwrap();
+    for entry in std::fs::read_dir(shard()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+    }
+    let marlin = copy.join("chess.marlin");
+    let mut bytes = std::fs::read(&marlin).unwrap();
+    bytes[40] ^= 0x10;
+    std::fs::write(&marlin, bytes).unwrap();
+    let err = load(std::slice::from_ref(&copy), NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
+    assert!(err.contains("chess.marlin") && err.contains("checksum"), "{err}");
+    let err = load(&[tmp.path().join("nowhere")], NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
+    assert!(err.contains("nowhere") && err.contains("manifest"), "{err}");
+}

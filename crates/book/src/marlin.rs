@@ -31,7 +31,8 @@ pub fn encode(pos: &Position, white_score: i32, result: GameResult) -> [u8; RECO
     let castling = pos.castling_rooks();
     for (i, sq) in occupied.enumerate() {
         let piece = board.piece_at(sq).expect("occupied square");
-        let kind = if piece.role == Role::Rook && castling.contains(sq) { 6 } else { piece.role.index() as u8 };
+        let kind =
+            if piece.role == Role::Rook && castling.contains(sq) { CASTLING_ROOK } else { piece.role.index() as u8 };
         let nibble = kind | if piece.color == Color::Black { 8 } else { 0 };
         out[8 + i / 2] |= nibble << ((i % 2) * 4);
     }
@@ -69,6 +70,38 @@ pub struct MarlinRecord {
     pub white_score: i16,
     /// Result, white-relative.
     pub result: GameResult,
+}
+
+/// The code of a rook that still carries a castling right (Chess960-safe castling rights).
+const CASTLING_ROOK: u8 = 6;
+
+/// The pieces of a record in occupancy order (a1 first): each square with its 4-bit code as
+/// stored, low nibble first. More than 32 occupied squares yield only the first 32.
+pub fn piece_codes(bytes: &[u8; RECORD_SIZE]) -> impl Iterator<Item = (Square, u8)> + '_ {
+    let mut occupancy = [0; 8];
+    occupancy.copy_from_slice(&bytes[0..8]);
+    Bitboard(u64::from_le_bytes(occupancy))
+        .into_iter()
+        .take(32)
+        .enumerate()
+        .map(|(i, sq)| (sq, (bytes[8 + i / 2] >> ((i % 2) * 4)) & 0xF))
+}
+
+/// The piece a 4-bit code names (a castling rook, code 6, is a rook); `None` for the unused
+/// codes 7 and 15.
+#[must_use]
+pub const fn piece_of_code(code: u8) -> Option<Piece> {
+    let color = if code & 8 == 0 { Color::White } else { Color::Black };
+    let role = match code & 7 {
+        0 => Role::Pawn,
+        1 => Role::Knight,
+        2 => Role::Bishop,
+        3 | CASTLING_ROOK => Role::Rook,
+        4 => Role::Queen,
+        5 => Role::King,
+        _ => return None,
+    };
+    Some(Piece { color, role })
 }
 
 /// Why a 32-byte record is not a marlin record.
@@ -113,19 +146,9 @@ pub fn decode(bytes: &[u8; RECORD_SIZE]) -> Result<MarlinRecord, DecodeError> {
     }
     let mut placement = [None; 64];
     let mut castling = String::new();
-    for (i, sq) in occupied.enumerate() {
-        let nibble = (bytes[8 + i / 2] >> ((i % 2) * 4)) & 0xF;
-        let color = if nibble & 8 == 0 { Color::White } else { Color::Black };
-        let role = match nibble & 7 {
-            0 => Role::Pawn,
-            1 => Role::Knight,
-            2 => Role::Bishop,
-            3 | 6 => Role::Rook,
-            4 => Role::Queen,
-            5 => Role::King,
-            _ => return Err(DecodeError::Piece(nibble, sq)),
-        };
-        if nibble & 7 == 6 {
+    for (sq, nibble) in piece_codes(bytes) {
+        let Piece { color, role } = piece_of_code(nibble).ok_or(DecodeError::Piece(nibble, sq))?;
+        if nibble & 7 == CASTLING_ROOK {
             let file = (b'a' + sq.index() as u8 % 8) as char;
             castling.push(if color == Color::White { file.to_ascii_uppercase() } else { file });
         }

@@ -5,8 +5,8 @@
 //! FEN string and a parse per record; reading the occupancy and the nibbles directly is what
 //! keeps decoding a small part of a training step (docs/train.md has the measurement).
 
-use ferz_book::marlin::RECORD_SIZE as MARLIN_SIZE;
-use ferz_chess::{Color, Role, Square};
+use ferz_book::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
+use ferz_chess::{Color, Piece, Role, Square};
 
 /// Most pieces a record can hold.
 pub const MAX_PIECES: usize = 32;
@@ -119,28 +119,13 @@ pub fn decode(record: &[u8; MARLIN_SIZE]) -> Result<Sample, String> {
     let stm = if record[24] & 0x80 == 0 { Color::White } else { Color::Black };
     let mut sample = Sample { stm: [0; MAX_PIECES], nstm: [0; MAX_PIECES], len, score_cp: 0.0, result: 0.0 };
     let mut kings = [0u8; 2];
-    let mut bits = occupied;
-    let mut i = 0;
-    while bits != 0 {
-        let square = Square::new(bits.trailing_zeros()).expect("a bit index is a square");
-        bits &= bits - 1;
-        let nibble = (record[8 + i / 2] >> ((i % 2) * 4)) & 0xF;
-        let color = if nibble & 8 == 0 { Color::White } else { Color::Black };
-        let role = match nibble & 7 {
-            0 => Role::Pawn,
-            1 => Role::Knight,
-            2 => Role::Bishop,
-            3 | 6 => Role::Rook,
-            4 => Role::Queen,
-            5 => Role::King,
-            _ => return Err(format!("piece code {nibble} on {square}")),
-        };
+    for (i, (square, code)) in marlin::piece_codes(record).enumerate() {
+        let Piece { color, role } = marlin::piece_of_code(code).ok_or(format!("piece code {code} on {square}"))?;
         if role == Role::King {
             kings[color as usize] += 1;
         }
         sample.stm[i] = feature_index(stm, color, role, square);
         sample.nstm[i] = feature_index(!stm, color, role, square);
-        i += 1;
     }
     if kings != [1, 1] {
         return Err(format!("{} white and {} black kings", kings[0], kings[1]));

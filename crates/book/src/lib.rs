@@ -1,8 +1,8 @@
 //! Opening knowledge for ferz, shared by the self-play worker (which writes it) and the bot
 //! (which plays from it).
 //!
-//! It owns the sled [`cache::OpeningCache`] of searched opening positions, the Polyglot key
-//! scheme and book export ([`polyglot`]), and the 32-byte marlin position codec
+//! It owns the sled [`cache::OpeningCache`] of searched opening positions, the Polyglot book
+//! format (keys, reader, writer, export: [`polyglot`]), and the 32-byte marlin position codec
 //! ([`marlin`]) that the cache stores positions in and datasets store training records in.
 //!
 //! It knows positions and moves (`ferz-chess`) and nothing of search, games in progress, dataset
@@ -11,4 +11,3 @@
 pub mod cache;
 pub mod marlin;
 pub mod polyglot;
-mod polyglot_random;

@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::book::Book;
+use crate::book::{Books, BooksError};
 use crate::challenge::{Load, Verdict, judge};
 use crate::config::BotConfig;
 use crate::game::{GameContext, GameSummary, play};
@@ -25,6 +25,9 @@ pub enum BotError {
     /// A setting is unusable.
     #[error("invalid setting {0}")]
     Config(#[from] crate::config::InvalidSetting),
+    /// An opening book cannot be used.
+    #[error("{0}")]
+    Book(#[from] BooksError),
     /// The token is missing, invalid or lacks `bot:play`.
     #[error("{0}")]
     Token(String),
@@ -133,6 +136,7 @@ pub struct RunSummary {
 /// Start-up failures (token, account, settings) and an event stream the server refuses for
 /// good (the token was revoked).
 pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>) -> Result<RunSummary, BotError> {
+    let books = Books::open(&config.book)?;
     let (client, account) = connect(&config, token, true).await?;
     let platform = client.platform();
     tracing::info!(account = %account.username, url = %config.lichess.url, platform = %platform, "connected");
@@ -148,17 +152,6 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         );
         config.matchmaking.enabled = false;
     }
-    let book = if config.engine.book.as_os_str().is_empty() {
-        None
-    } else {
-        match Book::open(&config.engine.book, config.engine.book_min_depth, config.engine.book_margin_cp) {
-            Ok(book) => Some(book),
-            Err(e) => {
-                tracing::warn!(error = %e, "playing without the opening book");
-                None
-            }
-        }
-    };
     let ratings = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
     let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
     let (exit_tx, exit_rx) = watch::channel(false);
@@ -167,7 +160,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         config: Arc::new(config),
         me: account.id.to_lowercase(),
         my_name: account.username.clone(),
-        book,
+        books,
         exit_now: exit_rx,
     });
     let mut dispatcher = Dispatcher {

@@ -16,7 +16,7 @@ pub mod values;
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
 pub use ferz_settings::InvalidSetting;
-pub use values::{Speed, TimeControl, Variant};
+pub use values::{BookSelection, Speed, TimeControl, Variant};
 
 /// Everything the bot needs to know besides the token.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,6 +26,8 @@ pub struct BotConfig {
     pub lichess: LichessConfig,
     /// The engine and how it spends its clock.
     pub engine: EngineConfig,
+    /// Opening books: Polyglot files, then the self-play opening cache.
+    pub book: BookConfig,
     /// Which challenges to accept.
     pub challenge: ChallengeConfig,
     /// Draw offers, ours and the opponent's.
@@ -87,15 +89,6 @@ pub struct EngineConfig {
     pub correspondence_move_s: u64,
     /// Nodes per move instead of the clock (0: use the clock). For testing and benchmarks.
     pub nodes: u64,
-    /// An opening book: a self-play opening cache directory (`ferz selfplay` writes one); empty
-    /// for none. Read only; the bot plays without a book if it cannot open it.
-    pub book: PathBuf,
-    /// Only book positions searched at least this deep are used.
-    pub book_min_depth: u8,
-    /// The book is consulted during the first this many plies of a game.
-    pub book_max_ply: u32,
-    /// Book moves within this many centipawns of the best one are chosen at random.
-    pub book_margin_cp: i32,
 }
 
 impl Default for EngineConfig {
@@ -107,10 +100,49 @@ impl Default for EngineConfig {
             first_move_ms: 3000,
             correspondence_move_s: 30,
             nodes: 0,
-            book: PathBuf::new(),
-            book_min_depth: 8,
-            book_max_ply: 16,
-            book_margin_cp: 15,
+        }
+    }
+}
+
+/// `[book]`: where opening moves come from before the engine searches. Polyglot books first
+/// (per variant, in order: the first book with a move for the position wins), then the
+/// self-play opening cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BookConfig {
+    /// Polyglot `.bin` files for standard and From Position games, consulted in order.
+    pub chess: Vec<PathBuf>,
+    /// Polyglot `.bin` files for Chess960 games, consulted in order.
+    pub chess960: Vec<PathBuf>,
+    /// How a Polyglot move is picked among a position's entries.
+    pub selection: BookSelection,
+    /// Polyglot entries weighing less are ignored (weight 0 often marks a deleted entry).
+    pub min_weight: u16,
+    /// Polyglot books are consulted while the game has fewer than this many plies.
+    pub max_depth: u32,
+    /// A self-play opening cache directory (`ferz selfplay` writes one), consulted after the
+    /// Polyglot books; empty for none.
+    pub cache: PathBuf,
+    /// Only cache positions searched at least this deep are used.
+    pub cache_min_depth: u8,
+    /// The cache is consulted while the game has fewer than this many plies.
+    pub cache_max_ply: u32,
+    /// Cache moves within this many centipawns of the best one are chosen at random.
+    pub cache_margin_cp: i32,
+}
+
+impl Default for BookConfig {
+    fn default() -> BookConfig {
+        BookConfig {
+            chess: Vec::new(),
+            chess960: Vec::new(),
+            selection: BookSelection::Weighted,
+            min_weight: 1,
+            max_depth: 40,
+            cache: PathBuf::new(),
+            cache_min_depth: 8,
+            cache_max_ply: 16,
+            cache_margin_cp: 15,
         }
     }
 }
@@ -449,6 +481,7 @@ impl BotConfig {
     pub fn validate(&self) -> Result<(), InvalidSetting> {
         self.lichess.validate()?;
         self.engine.validate()?;
+        self.book.validate()?;
         self.challenge.validate(self.lichess.platform)?;
         self.draw.validate()?;
         self.resign.validate()?;
@@ -482,6 +515,18 @@ impl EngineConfig {
         )?;
         in_range("engine.move_overhead_ms", self.move_overhead_ms, 0..=10_000, "use 0 to 10000 ms")?;
         at_least("engine.correspondence_move_s", self.correspondence_move_s, 1, "use at least 1 second")
+    }
+}
+
+impl BookConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        for (key, files) in [("book.chess", &self.chess), ("book.chess960", &self.chess960)] {
+            for file in files {
+                check(!file.as_os_str().is_empty(), key, "\"\"", "give the path of a Polyglot .bin file")?;
+            }
+        }
+        at_least("book.max_depth", self.max_depth, 1, "use at least 1 ply (or list no books)")?;
+        at_least("book.cache_margin_cp", self.cache_margin_cp, 0, "use 0 or more")
     }
 }
 
@@ -637,6 +682,15 @@ mod tests {
         let mut config = BotConfig::default();
         config.resign.score_cp = 100;
         assert_eq!(config.validate().unwrap_err().key, "resign.score_cp");
+        let mut config = BotConfig::default();
+        config.book.chess = vec!["a.bin".into(), PathBuf::new()];
+        assert_eq!(
+            config.validate().unwrap_err().to_string(),
+            "book.chess = \"\": give the path of a Polyglot .bin file"
+        );
+        let mut config = BotConfig::default();
+        config.book.max_depth = 0;
+        assert_eq!(config.validate().unwrap_err().key, "book.max_depth");
         let mut config = BotConfig::default();
         config.draw.accept_score_cp = -1;
         assert_eq!(config.validate().unwrap_err().to_string(), "draw.accept_score_cp = -1: use 0 or more");

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::book::Book;
+use crate::book::Books;
 use crate::clock::{Clocks, NO_CLOCK_MS, engine_options, search_limits};
 use crate::config::BotConfig;
 use crate::decisions::Decisions;
@@ -38,8 +38,8 @@ pub struct GameContext {
     pub me: String,
     /// Our display name.
     pub my_name: String,
-    /// The opening book, if one is open.
-    pub book: Option<Book>,
+    /// The opening books: Polyglot files and the self-play cache.
+    pub books: Books,
     /// Turns true when the bot must exit at once (second Ctrl-C).
     pub exit_now: watch::Receiver<bool>,
 }
@@ -507,11 +507,8 @@ impl GameTask {
         let Some(game) = self.game.clone() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
         let config = &self.ctx.config.engine;
-        if let Some(book) = &self.ctx.book
-            && plies < config.book_max_ply as usize
-            && let Some(choice) = book.choose(game.position(), fastrand::f64())
-        {
-            tracing::debug!(game = %self.id, mv = %game.position().uci(choice.mv), "book move");
+        if let Some(choice) = self.rules.as_ref().and_then(|rules| self.ctx.books.choose(rules, &game)) {
+            tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
             return self.send_move(plies, choice.mv, None, self.state_at).await;
         }
         let Some(mut engine) = self.engine.take() else { return Ok(()) };
@@ -778,7 +775,7 @@ mod tests {
             config: Arc::new(config),
             me: "ferzbot".into(),
             my_name: "ferzbot".into(),
-            book: None,
+            books: Books::default(),
             exit_now,
         };
         GameTask::new(Arc::new(ctx), "game0001".into(), &GameEventInfo::default())

@@ -1,4 +1,5 @@
-//! The typed values of the bot's settings: variants, speeds and matchmaking time controls.
+//! The typed values of the bot's settings: variants, speeds, matchmaking time controls and the
+//! book selection.
 //!
 //! Each deserializes from the spelling users write in `config/bot.toml` (`"chess960"`,
 //! `"ultraBullet"`, `"180+2"`), so a misspelt name fails while the file is read, with the key
@@ -216,6 +217,54 @@ impl fmt::Display for TimeControl {
     }
 }
 
+/// How a move is picked among a Polyglot book's moves for a position (`[book] selection`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum BookSelection {
+    /// `best`: the highest weight (the first such entry on ties).
+    Best,
+    /// `weighted`: at random, in proportion to the weights.
+    #[default]
+    Weighted,
+    /// `uniform`: at random, every move alike.
+    Uniform,
+}
+
+impl BookSelection {
+    /// The settings' name: `best`, `weighted`, `uniform`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BookSelection::Best => "best",
+            BookSelection::Weighted => "weighted",
+            BookSelection::Uniform => "uniform",
+        }
+    }
+}
+
+impl TryFrom<String> for BookSelection {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<BookSelection, String> {
+        [BookSelection::Best, BookSelection::Weighted, BookSelection::Uniform]
+            .into_iter()
+            .find(|s| s.as_str() == name)
+            .ok_or_else(|| format!("{name:?} is not a book selection: use best, weighted or uniform"))
+    }
+}
+
+impl From<BookSelection> for &'static str {
+    fn from(selection: BookSelection) -> &'static str {
+        selection.as_str()
+    }
+}
+
+impl fmt::Display for BookSelection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +320,15 @@ mod tests {
             serde_json::from_value::<TimeControl>(json).unwrap(),
             TimeControl { initial_s: 300, increment_s: 3 }
         );
+    }
+
+    #[test]
+    fn book_selections_read_their_names() {
+        let read = |text: &str| serde_json::from_value::<BookSelection>(serde_json::json!(text));
+        assert_eq!(read("best").unwrap(), BookSelection::Best);
+        assert_eq!(read("uniform").unwrap(), BookSelection::Uniform);
+        let err = read("weighted_random").unwrap_err().to_string();
+        assert!(err.starts_with("\"weighted_random\" is not a book selection: use best, weighted or uniform"), "{err}");
+        assert_eq!(serde_json::to_value(BookSelection::Weighted).unwrap(), serde_json::json!("weighted"));
     }
 }

@@ -613,11 +613,105 @@ fn plays_from_the_self_play_opening_cache() {
         cache.flush().unwrap();
     }
     let server = server(FakeConfig::default());
-    let book = format!("book = \"{}\"\nbook_min_depth = 10", path.display());
-    let _bot = bot(&server, &[("engine", &book)]);
+    let book = format!("cache = \"{}\"\ncache_min_depth = 10", path.display());
+    let _bot = bot(&server, &[("book", &book)]);
     let ch =
         server.send_challenge(ChallengeSpec::standard("ursula", 300, 3).color("black").opponent(Opponent::random(50)));
     let view = wait_over(&server, &accepted_game(&server, &ch));
     assert_eq!(view.moves.first().map(String::as_str), Some("a2a3"), "{view:?}");
     assert_legal(&view);
+}
+
+/// A Polyglot entry: `uci` (weight `weight`) in the position after `line` from `start`.
+fn polyglot_entry(start: &Position, line: &[&str], uci: &str, weight: u16) -> ferz_book::polyglot::Entry {
+    let mut game = Game::new(*start);
+    for m in line {
+        game.play_uci(m).unwrap();
+    }
+    let mv = game.position().parse_uci(uci).unwrap();
+    ferz_book::polyglot::Entry {
+        key: ferz_book::polyglot::game_key(&game),
+        raw_move: ferz_book::polyglot::polyglot_move(mv),
+        weight,
+        learn: 0,
+    }
+}
+
+#[test]
+fn plays_its_polyglot_book_moves_first() {
+    let dir = ferz_tests::TempDir::new("bot-polyglot");
+    let standard = Position::new(Variant::Chess);
+    let castling_fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+    let castling = Position::from_fen(castling_fen, Variant::Chess).unwrap();
+    // The chess book: moves no engine would choose, a heavier entry than the rest, a zero
+    // weight that min_weight drops, and castling written king-takes-rook (e1h1).
+    let chess_book = dir.path().join("chess.bin");
+    ferz_book::polyglot::write_book(
+        &chess_book,
+        &mut [
+            polyglot_entry(&standard, &[], "a2a3", 10),
+            polyglot_entry(&standard, &[], "b2b4", 0),
+            polyglot_entry(&standard, &[], "g2g4", 3),
+            polyglot_entry(&standard, &["a2a3", "e7e5"], "h2h3", 7),
+            polyglot_entry(&castling, &[], "e1g1", 4),
+        ],
+    )
+    .unwrap();
+    // The Chess960 book knows the same start position (the standard array) with another move.
+    let chess960_book = dir.path().join("960.bin");
+    ferz_book::polyglot::write_book(&chess960_book, &mut [polyglot_entry(&standard, &[], "b1a3", 1)]).unwrap();
+    let server = server(FakeConfig::default());
+    let settings = format!(
+        "chess = [\"{}\"]\nchess960 = [\"{}\"]\nselection = \"best\"\nmin_weight = 1\nmax_depth = 4",
+        chess_book.display(),
+        chess960_book.display()
+    );
+    let bot = bot(&server, &[("book", &settings), ("challenge", "concurrency = 3\nmax_games_per_opponent = 3")]);
+    let standard_game = server.send_challenge(
+        ChallengeSpec::standard("vera", 300, 3).color("black").opponent(Opponent::random(60).moves(&["e7e5"])),
+    );
+    let from_position = server.send_challenge(
+        ChallengeSpec::standard("vera", 300, 3).fen(castling_fen).color("black").opponent(Opponent::random(61)),
+    );
+    let chess960 = server.send_challenge(
+        ChallengeSpec::standard("vera", 300, 3)
+            .variant("chess960")
+            .fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1")
+            .color("black")
+            .opponent(Opponent::random(62)),
+    );
+    let view = wait_over(&server, &accepted_game(&server, &standard_game));
+    assert_legal(&view);
+    assert_eq!(view.moves[..3], ["a2a3", "e7e5", "h2h3"], "{view:?}");
+    let view = wait_over(&server, &accepted_game(&server, &from_position));
+    assert_legal(&view);
+    // From Position games use the chess books; the bot writes castling king-takes-rook there.
+    assert_eq!(view.moves.first().map(String::as_str), Some("e1h1"), "{view:?}");
+    let view = wait_over(&server, &accepted_game(&server, &chess960));
+    assert_legal(&view);
+    assert_eq!(view.moves.first().map(String::as_str), Some("b1a3"), "{view:?}");
+    let log = bot.log();
+    assert_eq!(log.matches("Polyglot book opened").count(), 2, "{log}");
+    let book_moves: Vec<&str> = log.lines().filter(|l| l.contains("book move")).collect();
+    assert_eq!(book_moves.len(), 4, "{log}");
+    assert!(book_moves.iter().all(|l| l.contains("polyglot") && l.contains(".bin (weight")), "{book_moves:?}");
+}
+
+#[test]
+fn an_unusable_book_stops_the_bot_at_start() {
+    let dir = ferz_tests::TempDir::new("bot-bad-book");
+    let truncated = dir.path().join("truncated.bin");
+    std::fs::write(&truncated, [0u8; 24]).unwrap();
+    let server = server(FakeConfig::default());
+    for (setting, needle) in [
+        (format!("chess960 = [\"{}\"]", truncated.display()), "book.chess960[0]: "),
+        (format!("chess = [\"{}\"]", dir.path().join("missing.bin").display()), "missing.bin"),
+    ] {
+        let mut bot = BotProcess::start(&server.url(), FAKE_TOKEN, &[("book", &setting)]);
+        assert_eq!(bot.wait(Duration::from_secs(20)), Some(1));
+        let log = bot.log();
+        assert!(log.contains(needle), "{log}");
+        assert!(log.contains("truncated.bin: truncated: 24 bytes") || log.contains("book.chess[0]: "), "{log}");
+        assert!(!server.event_stream_open(), "the bot stopped before connecting");
+    }
 }

@@ -26,7 +26,7 @@ pub enum BotError {
     #[error("invalid setting {0}")]
     Config(#[from] crate::config::InvalidSetting),
     /// An opening book cannot be used.
-    #[error("{0}")]
+    #[error(transparent)]
     Book(#[from] BooksError),
     /// The token is missing, invalid or lacks `bot:play`.
     #[error("{0}")]

@@ -45,7 +45,7 @@ impl PolyglotBook {
     /// A file that cannot be read, is truncated or is not sorted, with the file and the byte
     /// offset of the first bad entry.
     pub fn open(path: &Path) -> Result<PolyglotBook, BookError> {
-        let io = |source| BookError::Io { path: path.to_owned(), source };
+        let io = |error| BookError::Io { path: path.to_owned(), error };
         let file = std::fs::File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         let bytes = if len == 0 {
@@ -168,12 +168,12 @@ impl fmt::Debug for PolyglotBook {
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
     /// The file cannot be opened or mapped.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The book file.
         path: PathBuf,
-        /// What the system reported.
-        source: std::io::Error,
+        /// What the system reported (part of the message, not a separate cause).
+        error: std::io::Error,
     },
     /// The size is not a multiple of 16 bytes.
     #[error(

@@ -77,14 +77,14 @@ impl fmt::Display for BookSource {
 #[derive(Debug, thiserror::Error)]
 pub enum BooksError {
     /// A Polyglot book is missing, unreadable, truncated or unsorted.
-    #[error("{key}[{index}]: {source}")]
+    #[error("{key}[{index}]: {error}")]
     Polyglot {
         /// The setting listing it.
         key: &'static str,
         /// Its place in the list.
         index: usize,
-        /// What is wrong with it.
-        source: BookError,
+        /// What is wrong with it (part of the message, not a separate cause).
+        error: BookError,
     },
     /// The opening cache directory does not exist.
     #[error(
@@ -106,7 +106,7 @@ impl Books {
         let list = |key: &'static str, files: &[PathBuf]| -> Result<BookList, BooksError> {
             let mut books = Vec::with_capacity(files.len());
             for (index, file) in files.iter().enumerate() {
-                let book = PolyglotBook::open(file).map_err(|source| BooksError::Polyglot { key, index, source })?;
+                let book = PolyglotBook::open(file).map_err(|error| BooksError::Polyglot { key, index, error })?;
                 tracing::info!(setting = key, file = %file.display(), entries = book.len(), "Polyglot book opened");
                 books.push(book);
             }

@@ -218,3 +218,71 @@ fn book_moves_match_python_chess_on_the_gnuchess_book() {
     );
     assert!(in_book >= 1000, "the walks stay in the book");
 }
+
+/// Benchmark (run on demand, optimised): opening the gnuchess book memory-mapped against
+/// reading it into memory, and the time per lookup (key, binary search, legal-move decoding)
+/// over positions in and out of the book.
+/// `cargo test --release -p ferz-book --test polyglot_reference bench -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark; run on demand"]
+fn bench_gnuchess_lookups() {
+    use std::time::Instant;
+    let path = Path::new(GNUCHESS_BOOK);
+    if !path.exists() {
+        eprintln!("skipped: {GNUCHESS_BOOK} is absent (Debian package gnuchess-book)");
+        return;
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[v.len() * 99 / 100])
+    };
+    let mut open_map = Vec::new();
+    let mut open_read = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        let book = PolyglotBook::open(path).expect("open");
+        open_map.push(t.elapsed().as_secs_f64() * 1e3);
+        drop(book);
+        // The alternative: the whole file on the heap, checked the same way.
+        let t = Instant::now();
+        let bytes = std::fs::read(path).expect("read");
+        let sorted = bytes.chunks_exact(16).map(|c| u64::from_be_bytes(c[..8].try_into().unwrap())).is_sorted();
+        assert!(sorted);
+        open_read.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let book = PolyglotBook::open(path).expect("open");
+    let mut rng = SplitMix64::new(5);
+    let mut games = Vec::new();
+    for _ in 0..300 {
+        let mut game = Game::new(Position::new(Variant::Chess));
+        loop {
+            games.push(game.clone());
+            let moves = book.moves(&game);
+            if moves.is_empty() || game.moves().len() >= 30 {
+                break;
+            }
+            game.play(moves[rng.index(moves.len())].mv).expect("legal");
+        }
+        games.push(random_game(Position::new(Variant::Chess), &mut rng, 40));
+    }
+    let (mut hit, mut miss) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        for game in &games {
+            let t = Instant::now();
+            let found = std::hint::black_box(book.moves(std::hint::black_box(game)));
+            let us = t.elapsed().as_secs_f64() * 1e6;
+            if found.is_empty() { miss.push(us) } else { hit.push(us) }
+        }
+    }
+    let (open_map, open_map99) = median(open_map);
+    let (open_read, open_read99) = median(open_read);
+    let (hit_n, miss_n) = (hit.len(), miss.len());
+    let ((hit_med, hit99), (miss_med, miss99)) = (median(hit), median(miss));
+    println!(
+        "gnuchess book ({} entries): open+check mmap median {open_map:.2} ms (p99 {open_map99:.2}), read into memory median {open_read:.2} ms (p99 {open_read99:.2})",
+        book.len()
+    );
+    println!(
+        "lookup in book: median {hit_med:.2} us, p99 {hit99:.2} us ({hit_n} lookups); out of book: median {miss_med:.2} us, p99 {miss99:.2} us ({miss_n} lookups)"
+    );
+}

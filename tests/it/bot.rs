@@ -456,16 +456,37 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 #[test]
 #[ignore = "benchmark; run on demand"]
 fn bench_bot_overhead() {
+    bot_overhead(&[]);
+}
+
+/// Benchmark (run on demand): the same with Debian's gnuchess Polyglot book consulted on every
+/// move (`max_depth` past any game's length), the bot's worst case with books on.
+/// `cargo test --release -p ferz-tests --test it bench_bot_overhead_with_books -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark; run on demand"]
+fn bench_bot_overhead_with_books() {
+    let book = std::path::Path::new("/usr/share/games/gnuchess/book.bin");
+    if !book.exists() {
+        eprintln!("skipped: {} is absent (Debian package gnuchess-book)", book.display());
+        return;
+    }
+    let settings = format!("chess = [\"{}\"]\nmax_depth = 100000", book.display());
+    let log = bot_overhead(&[("book", &settings)]);
+    println!("moves from the book: {}", log.lines().filter(|l| l.contains("book move")).count());
+}
+
+/// Plays at least 1000 moves, four games at a time, and prints the bot's overhead per move;
+/// returns the bot's log.
+fn bot_overhead(extra: &[(&str, &str)]) -> String {
     let server = server(FakeConfig::default());
-    let bot = bot(
-        &server,
-        &[
-            ("engine", "nodes = 50\nhash_mb = 1"),
-            ("challenge", "concurrency = 4\nmax_games_per_opponent = 4"),
-            ("resign", "enabled = false"),
-            ("draw", "offer = false"),
-        ],
-    );
+    let mut sections = vec![
+        ("engine", "nodes = 50\nhash_mb = 1"),
+        ("challenge", "concurrency = 4\nmax_games_per_opponent = 4"),
+        ("resign", "enabled = false"),
+        ("draw", "offer = false"),
+    ];
+    sections.extend_from_slice(extra);
+    let bot = bot(&server, &sections);
     let mut total = 0;
     let mut seed = 100;
     while total < 1000 {
@@ -496,6 +517,7 @@ fn bench_bot_overhead() {
         percentile(&latency, 0.5),
         percentile(&latency, 0.99),
     );
+    bot.log()
 }
 
 /// Benchmark (run on demand): 32 games at once at 1+1 on the real clock; all must end legally

@@ -456,28 +456,70 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 #[test]
 #[ignore = "benchmark; run on demand"]
 fn bench_bot_overhead() {
-    bot_overhead(&[]);
+    bot_overhead(&[], &|seed| ChallengeSpec::standard("bench", 300, 3).opponent(Opponent::random(seed)));
 }
 
 /// Benchmark (run on demand): the same with Debian's gnuchess Polyglot book consulted on every
-/// move (`max_depth` past any game's length), the bot's worst case with books on.
+/// move (`max_depth` past any game's length), the bot's worst case with books on. The opponent
+/// follows the book's main line (heaviest moves), and so does the bot (`selection = "best"`),
+/// for about ten book moves a game before the opponent's random moves leave the book.
 /// `cargo test --release -p ferz-tests --test it bench_bot_overhead_with_books -- --ignored --nocapture`
 #[test]
 #[ignore = "benchmark; run on demand"]
 fn bench_bot_overhead_with_books() {
-    let book = std::path::Path::new("/usr/share/games/gnuchess/book.bin");
-    if !book.exists() {
-        eprintln!("skipped: {} is absent (Debian package gnuchess-book)", book.display());
+    let path = std::path::Path::new("/usr/share/games/gnuchess/book.bin");
+    if !path.exists() {
+        eprintln!("skipped: {} is absent (Debian package gnuchess-book)", path.display());
         return;
     }
-    let settings = format!("chess = [\"{}\"]\nmax_depth = 100000", book.display());
-    let log = bot_overhead(&[("book", &settings)]);
-    println!("moves from the book: {}", log.lines().filter(|l| l.contains("book move")).count());
+    let book = ferz_book::polyglot::PolyglotBook::open(path).unwrap();
+    let mut line = Game::new(Position::new(Variant::Chess));
+    let mut ucis = Vec::new();
+    while let Some(best) = book.moves(&line).iter().max_by_key(|m| m.weight).copied() {
+        let best = book.moves(&line).into_iter().find(|m| m.weight == best.weight).unwrap();
+        ucis.push(line.position().uci(best.mv));
+        line.play(best.mv).unwrap();
+        if ucis.len() >= 24 {
+            break;
+        }
+    }
+    let (white, black): (Vec<&str>, Vec<&str>) = {
+        let (w, b): (Vec<_>, Vec<_>) = ucis.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+        (w.into_iter().map(|(_, m)| m.as_str()).collect(), b.into_iter().map(|(_, m)| m.as_str()).collect())
+    };
+    let settings = format!("chess = [\"{}\"]\nmax_depth = 100000\nselection = \"best\"", path.display());
+    let spec = |seed: u64| {
+        let (bot_color_asked, moves) = if seed % 2 == 0 { ("black", &black) } else { ("white", &white) };
+        ChallengeSpec::standard("bench", 300, 3).color(bot_color_asked).opponent(Opponent::random(seed).moves(moves))
+    };
+    let log = bot_overhead(&[("book", &settings)], &spec);
+    let mut from_book = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for l in log.lines() {
+        let game = l.split("game=").nth(1).and_then(|r| r.split_whitespace().next()).unwrap_or("").to_owned();
+        if l.contains("book move") {
+            pending.push(game);
+        } else if l.contains(" moved ")
+            && let Some(i) = pending.iter().position(|g| *g == game)
+        {
+            pending.remove(i);
+            from_book.extend(overheads_us(l));
+        }
+    }
+    from_book.sort_unstable();
+    println!(
+        "book moves ({} of the line's {} plies): {}, overhead median {} us, p99 {} us",
+        ucis.join(" "),
+        ucis.len(),
+        from_book.len(),
+        percentile(&from_book, 0.5),
+        percentile(&from_book, 0.99)
+    );
 }
 
 /// Plays at least 1000 moves, four games at a time, and prints the bot's overhead per move;
 /// returns the bot's log.
-fn bot_overhead(extra: &[(&str, &str)]) -> String {
+fn bot_overhead(extra: &[(&str, &str)], challenge: &dyn Fn(u64) -> ChallengeSpec) -> String {
     let server = server(FakeConfig::default());
     let mut sections = vec![
         ("engine", "nodes = 50\nhash_mb = 1"),
@@ -493,7 +535,7 @@ fn bot_overhead(extra: &[(&str, &str)]) -> String {
         let ids: Vec<String> = (0..4)
             .map(|_| {
                 seed += 1;
-                server.send_challenge(ChallengeSpec::standard("bench", 300, 3).opponent(Opponent::random(seed)))
+                server.send_challenge(challenge(seed))
             })
             .collect();
         for id in &ids {

@@ -489,7 +489,7 @@ fn bench_bot_overhead_with_books() {
     };
     let settings = format!("chess = [\"{}\"]\nmax_depth = 100000\nselection = \"best\"", path.display());
     let spec = |seed: u64| {
-        let (bot_color_asked, moves) = if seed % 2 == 0 { ("black", &black) } else { ("white", &white) };
+        let (bot_color_asked, moves) = if seed.is_multiple_of(2) { ("black", &black) } else { ("white", &white) };
         ChallengeSpec::standard("bench", 300, 3).color(bot_color_asked).opponent(Opponent::random(seed).moves(moves))
     };
     let log = bot_overhead(&[("book", &settings)], &spec);

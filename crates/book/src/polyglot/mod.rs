@@ -3,8 +3,8 @@
 //! A book is an array of 16-byte big-endian entries sorted by key: the position's Polyglot key
 //! (u64, [`key`]), the move (u16, [`moves`]: to-file, to-rank, from-file, from-rank in 3 bits
 //! each, then the promotion piece; castling as king takes own rook), a weight (u16) and a learn
-//! field (u32). [`file`] reads and writes entries, [`reader`] opens and searches a book, and
-//! [`export`] writes the opening cache as one.
+//! field (u32). [`file`](mod@file) reads and writes entries, [`reader`] opens and searches a book, and
+//! [`export()`] writes the opening cache as one.
 
 pub mod export;
 pub mod file;

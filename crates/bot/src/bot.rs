@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use crate::book::Book;
 use crate::challenge::{Load, Verdict, judge};
+use crate::chat::{QueuePublisher, QueueView};
 use crate::config::BotConfig;
 use crate::game::{GameContext, GameSummary, play};
 use crate::matchmaking::{Matchmaker, limit_wait};
@@ -162,6 +163,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let ratings = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
     let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
     let (exit_tx, exit_rx) = watch::channel(false);
+    let (chat, queue) = crate::chat::hub();
     let ctx = Arc::new(GameContext {
         client,
         config: Arc::new(config),
@@ -169,6 +171,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         my_name: account.username.clone(),
         book,
         exit_now: exit_rx,
+        chat,
     });
     let mut dispatcher = Dispatcher {
         ctx,
@@ -182,6 +185,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         idle_since: Instant::now(),
         accept_hold_until: None,
         summary: RunSummary::default(),
+        queue,
     };
     dispatcher.run(signals, exit_tx).await?;
     Ok(dispatcher.summary)
@@ -207,6 +211,8 @@ struct Dispatcher {
     idle_since: Instant,
     accept_hold_until: Option<Instant>,
     summary: RunSummary,
+    /// What `!queue` shows game tasks: the games and the challenges waiting.
+    queue: QueuePublisher,
 }
 
 impl Dispatcher {
@@ -281,6 +287,7 @@ impl Dispatcher {
                     }
                 }
             }
+            self.queue.publish(QueueView::of(self.busy(), &self.waiting));
         }
     }
 

@@ -16,7 +16,7 @@ pub mod values;
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
 pub use ferz_settings::InvalidSetting;
-pub use values::{Speed, TimeControl, Variant};
+pub use values::{EvalAudience, PgnGrouping, Speed, TimeControl, Variant};
 
 /// Everything the bot needs to know besides the token.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -42,6 +42,10 @@ pub struct BotConfig {
     pub matchmaking: MatchmakingConfig,
     /// PGN records of finished games.
     pub pgn: PgnConfig,
+    /// Chat commands.
+    pub chat: ChatConfig,
+    /// The log file.
+    pub log: LogConfig,
 }
 
 /// `[lichess]`: the server and its streams.
@@ -427,17 +431,75 @@ impl Default for MatchmakingConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PgnConfig {
-    /// Directory for one PGN file per finished game (empty: none).
+    /// Directory for the PGN files (empty: none).
     pub dir: PathBuf,
+    /// Which games share a file: one per game, per opponent, or one for all.
+    pub grouping: PgnGrouping,
     /// Write our evaluation and depth after each of our moves.
     pub evals: bool,
     /// Write the clock after each move.
     pub clocks: bool,
+    /// Write the depth and principal variation after each of our searched moves.
+    pub pv: bool,
+    /// Record aborted games too (result `*`, `Termination "aborted"`).
+    pub aborted: bool,
 }
 
 impl Default for PgnConfig {
     fn default() -> PgnConfig {
-        PgnConfig { dir: PathBuf::from("games"), evals: true, clocks: true }
+        PgnConfig {
+            dir: PathBuf::from("games"),
+            grouping: PgnGrouping::Game,
+            evals: true,
+            clocks: true,
+            pv: false,
+            aborted: false,
+        }
+    }
+}
+
+/// `[chat]`: commands in the player and spectator rooms, and how often the bot answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChatConfig {
+    /// Answer `!help`, `!name`, `!eval`, `!wait` and `!queue` at all.
+    pub commands: bool,
+    /// Who sees `!eval`: `spectators` (and the opponent after the game), `everyone`, `nobody`.
+    pub eval: EvalAudience,
+    /// At most one reply per room every this many seconds.
+    pub reply_interval_s: u64,
+    /// At most this many replies per game.
+    pub max_replies_per_game: u32,
+    /// Seconds `!wait` adds to the abort timer (once per game).
+    pub wait_s: u64,
+}
+
+impl Default for ChatConfig {
+    fn default() -> ChatConfig {
+        ChatConfig {
+            commands: true,
+            eval: EvalAudience::Spectators,
+            reply_interval_s: 5,
+            max_replies_per_game: 20,
+            wait_s: 60,
+        }
+    }
+}
+
+/// `[log]`: a log file besides stderr (`ferz bot --log-file` sets `file` too).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// The log file (empty: stderr only). A new file starts every day (UTC), named with the
+    /// date before the extension: `logs/bot.log` writes `logs/bot.2026-11-24.log`.
+    pub file: PathBuf,
+    /// Daily files kept; older ones are deleted.
+    pub keep_days: usize,
+}
+
+impl Default for LogConfig {
+    fn default() -> LogConfig {
+        LogConfig { file: PathBuf::new(), keep_days: 14 }
     }
 }
 
@@ -452,7 +514,9 @@ impl BotConfig {
         self.challenge.validate(self.lichess.platform)?;
         self.draw.validate()?;
         self.resign.validate()?;
-        self.matchmaking.validate()
+        self.matchmaking.validate()?;
+        self.chat.validate()?;
+        self.log.validate()
     }
 }
 
@@ -595,6 +659,32 @@ impl MatchmakingConfig {
             self.min_rating,
             "must not exceed max_rating",
         )
+    }
+}
+
+impl ChatConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        at_least(
+            "chat.reply_interval_s",
+            self.reply_interval_s,
+            1,
+            "use at least 1 second: Lichess mutes bots that flood the chat",
+        )?;
+        in_range("chat.max_replies_per_game", self.max_replies_per_game, 0..=100, "use 0 to 100")?;
+        in_range("chat.wait_s", self.wait_s, 1..=600, "use 1 to 600 seconds")
+    }
+}
+
+impl LogConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        let name = self.file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        check(
+            self.file.as_os_str().is_empty() || !name.is_empty(),
+            "log.file",
+            self.file.display(),
+            "name a file, e.g. logs/bot.log",
+        )?;
+        at_least("log.keep_days", self.keep_days, 1, "keep at least 1 daily file")
     }
 }
 

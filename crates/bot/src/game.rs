@@ -5,13 +5,14 @@
 //! turn and only once per ply, and survives a dropped stream by reopening it: the server
 //! answers a new stream with `gameFull`, which carries the current state.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, Game, GameResult, Move};
 use ferz_engine::{Engine, Score, SearchResult, Signals};
-use ferz_lichess::models::{GameEventInfo, OpponentGone, Player};
+use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
     Backoff, ChatRoom, Client, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
 };
@@ -20,11 +21,12 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::book::Book;
+use crate::chat::{self, ChatHub, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
 use crate::clock::{Clocks, NO_CLOCK_MS, engine_options, search_limits};
 use crate::config::BotConfig;
 use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
-use crate::record::{GameLog, LoggedMove, game_result};
+use crate::record::{GameLog, LoggedMove, game_result, san_line};
 use crate::setup::{Rules, SetupError, server_move};
 use crate::timers::Timers;
 
@@ -42,6 +44,8 @@ pub struct GameContext {
     pub book: Option<Book>,
     /// Turns true when the bot must exit at once (second Ctrl-C).
     pub exit_now: watch::Receiver<bool>,
+    /// The queue's view and the account's recent chat lines, for chat commands.
+    pub chat: ChatHub,
 }
 
 /// How a game task ended.
@@ -133,6 +137,11 @@ struct GameTask {
     clocks: Vec<Option<i64>>,
     /// Our evaluation of each of our plies, white's view.
     evals: Vec<Option<(Score, u32)>>,
+    /// The principal variation of each searched ply, its move first (checked against the
+    /// move played before use: a takeback may have replaced it).
+    pvs: BTreeMap<usize, Vec<Move>>,
+    /// This game's chat reply budget.
+    chat_budget: GameChat,
     /// The ply we have sent a move for.
     moved_at_ply: Option<usize>,
     rejections: (usize, u32),
@@ -159,6 +168,7 @@ impl GameTask {
         let opponent_name = hint.opponent.as_ref().map(|o| o.username.clone()).unwrap_or_default();
         let platform = ctx.client.platform();
         let claims = config.abort.claim_victory && platform.supports(Endpoint::ClaimVictory);
+        let chat_budget = GameChat::new(&config.chat);
         GameTask {
             platform,
             decisions: Decisions::new(config.draw.clone(), config.resign.clone()),
@@ -177,6 +187,8 @@ impl GameTask {
             state_at: Instant::now(),
             clocks: Vec::new(),
             evals: Vec::new(),
+            pvs: BTreeMap::new(),
+            chat_budget,
             moved_at_ply: None,
             rejections: (0, 0),
             takebacks_granted: 0,
@@ -315,7 +327,7 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::ChatLine(line) => {
-                tracing::debug!(game = %self.id, user = %line.username, text = %line.text, "chat");
+                self.on_chat(line).await;
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
@@ -396,14 +408,83 @@ impl GameTask {
         if text.trim().is_empty() {
             return;
         }
-        let mut text = self.fill(text);
         // The server refuses longer lines.
-        if text.chars().count() > 140 {
-            text = text.chars().take(140).collect();
+        let text = chat::fit(&self.fill(text));
+        match self.ctx.client.chat(&self.id, room.clone(), &text).await {
+            Ok(()) => self.ctx.chat.note(&text, Instant::now()),
+            Err(e) => tracing::warn!(game = %self.id, error = %e, "chat message not sent"),
         }
-        if let Err(e) = self.ctx.client.chat(&self.id, room.clone(), &text).await {
-            tracing::warn!(game = %self.id, error = %e, "chat message not sent");
+    }
+
+    /// A chat line: the commands `[chat]` allows are answered, within the reply limits; our
+    /// own lines, the server's and ordinary chat are not.
+    async fn on_chat(&mut self, line: ChatLine) {
+        let speaker = Speaker::of(&line.username, &line.room, &self.ctx.me, &self.opponent_name);
+        tracing::debug!(game = %self.id, user = %line.username, room = %line.room.as_str(), text = %line.text, "chat");
+        if matches!(speaker, Speaker::Us | Speaker::Server) || !self.ctx.config.chat.commands {
+            return;
         }
+        let command = match Command::parse(&line.text) {
+            Parsed::Chat => return,
+            Parsed::Unknown(word) => {
+                tracing::info!(game = %self.id, user = %line.username, command = %word, "ignoring an unknown chat command");
+                return;
+            }
+            Parsed::Known(command) => command,
+        };
+        let config = &self.ctx.config.chat;
+        let extension = match (command, speaker) {
+            (Command::Wait, Speaker::Opponent) => {
+                self.timers.extend_abort(self.state.ply(), Duration::from_secs(config.wait_s))
+            }
+            _ => Extension::NotWaiting,
+        };
+        if extension == Extension::Granted {
+            tracing::info!(game = %self.id, wait_s = config.wait_s, "!wait: waiting longer for the first move");
+        }
+        let eval = self.eval_note();
+        let queue = self.ctx.chat.queue();
+        let name = chat::name_line(&self.ctx.my_name, &self.ctx.config.engine, self.ctx.book.is_some());
+        let facts = Facts {
+            name: &name,
+            eval: eval.as_ref(),
+            game_over: self.over.is_some(),
+            extension,
+            wait_s: config.wait_s,
+            queue: &queue,
+        };
+        let text = chat::reply(command, speaker, config.eval, &facts);
+        let now = Instant::now();
+        if let Err(hold) = self.chat_budget.check(&line.room, now).and_then(|()| self.ctx.chat.check(&text, now)) {
+            if self.chat_budget.log_hold() {
+                tracing::info!(game = %self.id, user = %line.username, command = ?command, reason = hold.reason(), "chat reply held back");
+            } else {
+                tracing::debug!(game = %self.id, user = %line.username, command = ?command, reason = hold.reason(), "chat reply held back");
+            }
+            return;
+        }
+        self.chat_budget.sent(&line.room, now);
+        tracing::info!(game = %self.id, user = %line.username, room = %line.room.as_str(), command = ?command, "answering a chat command");
+        self.chat(line.room, &text).await;
+    }
+
+    /// Our last searched evaluation, with its principal variation in SAN.
+    fn eval_note(&self) -> Option<EvalNote> {
+        let game = self.game.as_ref()?;
+        let (ply, (white_score, depth)) = self.evals.iter().enumerate().rev().find_map(|(p, e)| e.map(|e| (p, e)))?;
+        // The move may not be back from the server yet: then the position is the current one.
+        let played = game.moves();
+        let mut position = *game.start();
+        for &mv in &played[..ply.min(played.len())] {
+            position = position.play(mv).ok()?;
+        }
+        let pv = self
+            .pvs
+            .get(&ply)
+            .filter(|pv| played.get(ply).is_none_or(|mv| pv.first() == Some(mv)))
+            .map(|pv| san_line(&position, pv))
+            .unwrap_or_default();
+        Some(EvalNote { white_score, depth, pv })
     }
 
     /// Greets once per game, and only at its start: a bot restarted in the middle of a game
@@ -537,6 +618,7 @@ impl GameTask {
             return Ok(()); // the game moved on while we thought
         }
         let Some(best) = result.best else { return Ok(()) };
+        self.pvs.insert(plies, result.pv.clone());
         self.decisions.record(result.score);
         if self.decisions.should_resign() && plies >= 2 {
             tracing::info!(game = %self.id, score = ?result.score, "resigning");
@@ -701,10 +783,10 @@ impl GameTask {
         let pgn_config = &self.ctx.config.pgn;
         let mut pgn = None;
         if !pgn_config.dir.as_os_str().is_empty()
-            && status != "aborted"
+            && (status != "aborted" || pgn_config.aborted)
             && let Some(log) = self.log(&status, &result)
         {
-            match log.write(&pgn_config.dir, pgn_config) {
+            match log.write(&pgn_config.dir, pgn_config, &self.ctx.my_name) {
                 Ok(path) => pgn = Some(path),
                 Err(e) => tracing::error!(game = %self.id, error = %e, "PGN not written"),
             }
@@ -728,6 +810,7 @@ impl GameTask {
                 mv,
                 clock_ms: self.clocks.get(i).copied().flatten(),
                 eval: self.evals.get(i).copied().flatten(),
+                pv: self.pvs.get(&i).filter(|pv| pv.first() == Some(&mv)).cloned().unwrap_or_default(),
             })
             .collect();
         let base = self.ctx.client.config().base_url.trim_end_matches('/').to_owned();
@@ -773,6 +856,7 @@ mod tests {
         config.greeting.goodbye = String::new();
         config.pgn.dir = std::path::PathBuf::new();
         let (_exit, exit_now) = watch::channel(false);
+        let (chat, _queue) = crate::chat::hub();
         let ctx = GameContext {
             client: Client::new(client).unwrap(),
             config: Arc::new(config),
@@ -780,6 +864,7 @@ mod tests {
             my_name: "ferzbot".into(),
             book: None,
             exit_now,
+            chat,
         };
         GameTask::new(Arc::new(ctx), "game0001".into(), &GameEventInfo::default())
     }

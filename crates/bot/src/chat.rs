@@ -3,10 +3,11 @@
 //!
 //! Everything here is pure: the game task says who wrote what, where and when, and what it
 //! knows (its last evaluation, whether the game is over, the queue), and gets back the reply or
-//! why there is none. Lichess drops chat lines that come too fast (a fifth line within ten
+//! why there is none. Lichess drops chat lines that come too fast (a sixth line within ten
 //! seconds from one account) or repeat one of the account's last two, and mutes accounts that
 //! keep flooding; so replies are held to one per room every `reply_interval_s`, a per-game
-//! cap, and an account-wide budget shared by every game ([`ChatHub`]).
+//! cap, and an account-wide budget shared by every game ([`ChatHub`]) of four lines in ten
+//! seconds, one under Lichess's limit so that a greeting still gets through.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -20,7 +21,8 @@ use crate::config::{ChatConfig, EngineConfig, EvalAudience};
 
 /// Lichess's longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 140;
-/// Lines the account may write within [`ACCOUNT_WINDOW`] (Lichess refuses the fifth).
+/// Replies the account may write within [`ACCOUNT_WINDOW`], greetings included (Lichess refuses
+/// the sixth line; one is left for a greeting).
 const ACCOUNT_BURST: usize = 4;
 /// The window of Lichess's flood rule.
 const ACCOUNT_WINDOW: Duration = Duration::from_secs(10);

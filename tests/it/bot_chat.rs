@@ -1,6 +1,6 @@
 //! Chat commands through the real `ferz bot` against the fake Lichess server: every command in
-//! both rooms, `!eval` withheld from the opponent during the game, `!wait` pushing the abort
-//! back, unknown commands and ordinary chat ignored, and a flood held to the reply limits
+//! both rooms, `!eval` withheld from the opponent during the game and answered after it,
+//! `!wait` pushing the abort back, unknown commands and ordinary chat ignored, and a flood held to the reply limits
 //! while the game goes on to its end.
 
 use std::time::{Duration, Instant};
@@ -134,6 +134,14 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
     ignored(&server, &game, BOT, "spectator", "!name", interval);
     let view = wait_over(&server, &game);
     assert!(view.status != "aborted", "{view:?}");
+    // After the game (its stream closed) the opponent's !eval is read from the chat, and answered.
+    server.wait_until(Duration::from_secs(10), "the goodbye", |s| {
+        s.game(&game).is_some_and(|g| g.chat.iter().any(|(_, t)| t.contains("Good game")))
+    });
+    let after = ask(&server, &game, "alice", "player", "!eval", interval);
+    assert!(after.starts_with("Eval ") && after.contains("depth "), "{after}");
+    let reads = server.requests().into_iter().filter(|r| r.method == "GET" && r.path.ends_with("/chat")).count();
+    assert!(reads >= 2, "the chat was read after the game: {reads} reads");
     assert!(
         bot.log().contains("ignoring an unknown chat command") && bot.log().contains("command=dance"),
         "{}",

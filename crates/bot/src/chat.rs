@@ -313,7 +313,7 @@ pub enum Hold {
     Interval,
     /// The game's reply budget is spent.
     GameCap,
-    /// The account wrote [`ACCOUNT_BURST`] lines in the last ten seconds (all games).
+    /// The account wrote four lines in the last ten seconds (all games).
     Account,
     /// The reply is (nearly) one of the account's last two lines, which Lichess drops.
     Repeat,
@@ -392,7 +392,7 @@ fn room_index(room: &ChatRoom) -> usize {
 /// The account's recent chat lines, every game's: Lichess's flood rule counts per account.
 #[derive(Clone, Debug, Default)]
 pub struct AccountChat {
-    /// (when, text), newest last; only the last [`ACCOUNT_BURST`] matter.
+    /// (when, text), newest last; only the last four matter.
     recent: VecDeque<(Instant, String)>,
 }
 
@@ -400,7 +400,7 @@ impl AccountChat {
     /// Whether the account may write `text` at `now`.
     ///
     /// # Errors
-    /// [`Hold::Account`] when it wrote [`ACCOUNT_BURST`] lines within the last ten seconds,
+    /// [`Hold::Account`] when it wrote four lines within the last ten seconds,
     /// [`Hold::Repeat`] when `text` is nearly one of its last two lines.
     pub fn check(&self, text: &str, now: Instant) -> Result<(), Hold> {
         if self.recent.len() >= ACCOUNT_BURST

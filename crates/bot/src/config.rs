@@ -472,6 +472,9 @@ pub struct ChatConfig {
     pub max_replies_per_game: u32,
     /// Seconds `!wait` adds to the abort timer (once per game).
     pub wait_s: u64,
+    /// Seconds after a game during which the opponent's commands are still answered (the
+    /// player room's chat is read every 3 s; 0: not at all).
+    pub after_game_s: u64,
 }
 
 impl Default for ChatConfig {
@@ -482,6 +485,7 @@ impl Default for ChatConfig {
             reply_interval_s: 5,
             max_replies_per_game: 20,
             wait_s: 60,
+            after_game_s: 30,
         }
     }
 }
@@ -671,7 +675,8 @@ impl ChatConfig {
             "use at least 1 second: Lichess mutes bots that flood the chat",
         )?;
         in_range("chat.max_replies_per_game", self.max_replies_per_game, 0..=100, "use 0 to 100")?;
-        in_range("chat.wait_s", self.wait_s, 1..=600, "use 1 to 600 seconds")
+        in_range("chat.wait_s", self.wait_s, 1..=600, "use 1 to 600 seconds")?;
+        in_range("chat.after_game_s", self.after_game_s, 0..=600, "use 0 to 600 seconds")
     }
 }
 
@@ -730,6 +735,21 @@ mod tests {
         let mut config = BotConfig::default();
         config.draw.accept_score_cp = -1;
         assert_eq!(config.validate().unwrap_err().to_string(), "draw.accept_score_cp = -1: use 0 or more");
+        let mut config = BotConfig::default();
+        config.chat.reply_interval_s = 0;
+        let err = config.validate().unwrap_err().to_string();
+        assert_eq!(err, "chat.reply_interval_s = 0: use at least 1 second: Lichess mutes bots that flood the chat");
+        let mut config = BotConfig::default();
+        config.chat.after_game_s = 3600;
+        assert_eq!(config.validate().unwrap_err().key, "chat.after_game_s");
+        let mut config = BotConfig::default();
+        config.log.keep_days = 0;
+        assert_eq!(config.validate().unwrap_err().key, "log.keep_days");
+        config.log.keep_days = 1;
+        config.log.file = PathBuf::from("logs/..");
+        assert_eq!(config.validate().unwrap_err().key, "log.file");
+        config.log.file = PathBuf::from("logs/bot.log");
+        config.validate().unwrap();
     }
 
     #[test]
@@ -751,6 +771,13 @@ mod tests {
         assert!(err.contains("\"atomic\" is not a variant the bot plays"), "{err}");
         let err = wrong(serde_json::json!({ "challenge": { "pychess": { "speeds": ["fast"] } } }));
         assert!(err.contains("\"fast\" is not a speed"), "{err}");
+        let err = wrong(serde_json::json!({ "chat": { "eval": "opponent" } }));
+        assert!(err.contains("\"opponent\" is not an eval audience"), "{err}");
+        let err = wrong(serde_json::json!({ "pgn": { "grouping": "daily" } }));
+        assert!(err.contains("\"daily\" is not a PGN grouping"), "{err}");
+        let config =
+            from_json(serde_json::json!({ "chat": { "eval": "nobody" }, "pgn": { "grouping": "all" } })).unwrap();
+        assert_eq!((config.chat.eval, config.pgn.grouping), (EvalAudience::Nobody, PgnGrouping::All));
         let err = wrong(serde_json::json!({ "matchmaking": { "time_controls": ["100+1"] } }));
         assert!(err.contains("\"100+1\" is not a Lichess clock"), "{err}");
     }

@@ -28,6 +28,7 @@ use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
 use crate::record::{GameLog, LoggedMove, game_result, san_line};
 use crate::setup::{Rules, SetupError, server_move};
+use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
 
 /// What every game task shares.
@@ -100,7 +101,14 @@ pub enum Resync {
 pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> GameSummary {
     let mut task = GameTask::new(ctx, id, &hint);
     task.run().await;
-    task.finish().await
+    let after = task.after_game();
+    let ctx = Arc::clone(&task.ctx);
+    let summary = task.finish().await;
+    // Commands after the game are answered without holding the game's slot.
+    if let Some(after) = after {
+        tokio::spawn(talk::after_game(ctx, summary.id.clone(), after));
+    }
+    summary
 }
 
 /// A search running on a blocking thread; the engine comes back with the result.
@@ -405,15 +413,7 @@ impl GameTask {
     }
 
     async fn chat(&self, room: ChatRoom, text: &str) {
-        if text.trim().is_empty() {
-            return;
-        }
-        // The server refuses longer lines.
-        let text = chat::fit(&self.fill(text));
-        match self.ctx.client.chat(&self.id, room.clone(), &text).await {
-            Ok(()) => self.ctx.chat.note(&text, Instant::now()),
-            Err(e) => tracing::warn!(game = %self.id, error = %e, "chat message not sent"),
-        }
+        talk::send(&self.ctx, &self.id, room, &self.fill(text)).await;
     }
 
     /// A chat line: the commands `[chat]` allows are answered, within the reply limits; our
@@ -453,19 +453,23 @@ impl GameTask {
             wait_s: config.wait_s,
             queue: &queue,
         };
-        let text = chat::reply(command, speaker, config.eval, &facts);
-        let now = Instant::now();
-        if let Err(hold) = self.chat_budget.check(&line.room, now).and_then(|()| self.ctx.chat.check(&text, now)) {
-            if self.chat_budget.log_hold() {
-                tracing::info!(game = %self.id, user = %line.username, command = ?command, reason = hold.reason(), "chat reply held back");
-            } else {
-                tracing::debug!(game = %self.id, user = %line.username, command = ?command, reason = hold.reason(), "chat reply held back");
-            }
-            return;
-        }
-        self.chat_budget.sent(&line.room, now);
-        tracing::info!(game = %self.id, user = %line.username, room = %line.room.as_str(), command = ?command, "answering a chat command");
-        self.chat(line.room, &text).await;
+        let reply = chat::reply(command, speaker, config.eval, &facts);
+        talk::answer(&self.ctx, &self.id, &mut self.chat_budget, line.room, &line.username, command, &reply).await;
+    }
+
+    /// What the opponent's commands after the game need, when they are to be answered: the game
+    /// ended (not given up), on a server with a chat to read, with `[chat] after_game_s` set.
+    fn after_game(&self) -> Option<AfterGame> {
+        let config = &self.ctx.config.chat;
+        (self.over.is_some()
+            && config.commands
+            && config.after_game_s > 0
+            && self.platform.supports(Endpoint::ReadChat))
+        .then(|| AfterGame {
+            budget: self.chat_budget.clone(),
+            eval: self.eval_note(),
+            opponent: self.opponent_name.clone(),
+        })
     }
 
     /// Our last searched evaluation, with its principal variation in SAN.

@@ -6,7 +6,8 @@
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
-//! - [`chat`]: the chat commands and the limits that keep replies from flooding.
+//! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
+//!   the game's side of chat (sending, answering, commands after the game).
 //! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
 //! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`]:
 //!   the pieces a game and the loop are made of, each testable on its own.
@@ -26,6 +27,7 @@ pub mod matchmaking;
 pub mod pgn_file;
 pub mod record;
 pub mod setup;
+pub mod talk;
 pub mod timers;
 
 pub use bot::{BotError, RunSummary, connect, run, upgrade};

@@ -951,6 +951,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn eval_notes_give_the_last_score_and_the_pv_of_the_move_played() {
+        let mut task = task(Platform::Lichess);
+        task.on_event(full("e2e4 e7e5")).await.unwrap();
+        assert_eq!(task.eval_note(), None, "nothing searched yet");
+        let game = task.game.clone().unwrap();
+        let (e4, e5) = (game.moves()[0], game.moves()[1]);
+        let nf3 = game.position().parse_uci("g1f3").unwrap();
+        task.evals = vec![Some((Score::Cp(20), 9)), None];
+        task.pvs.insert(0, vec![e4, e5, nf3]);
+        let note = task.eval_note().unwrap();
+        assert_eq!((note.white_score, note.depth), (Score::Cp(20), 9));
+        assert_eq!(note.pv, ["1. e4", "e5", "2. Nf3"]);
+        // A PV of another move (a takeback replaced it) is not shown; the score is.
+        let d4 = ferz_chess::Position::new(ferz_chess::Variant::Chess).parse_uci("d2d4").unwrap();
+        task.pvs.insert(0, vec![d4]);
+        assert!(task.eval_note().unwrap().pv.is_empty());
+        // The move sent but not yet back from the server: the PV starts from the current position.
+        task.evals.push(Some((Score::Mate(2), 12)));
+        task.pvs.insert(2, vec![nf3]);
+        let note = task.eval_note().unwrap();
+        assert_eq!((note.white_score, note.pv), (Score::Mate(2), vec!["2. Nf3".to_owned()]));
+    }
+
+    #[tokio::test]
     async fn a_leaving_opponent_is_claimed_only_where_the_platform_can() {
         let gone = OpponentGone { gone: true, claim_win_in_seconds: Some(0) };
         for (platform, claims) in [(Platform::Lichess, true), (Platform::PyChess, false)] {

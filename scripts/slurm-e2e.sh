@@ -221,7 +221,8 @@ straight_run() { # generation base-cache-or-empty
     mv "$cache" "$dir/run/$(printf 'shard-%05d' "$i")/opening-cache"
   done
   "$FERZ_BIN" data merge --shuffle --seed 1 "$dir/dataset" "$dir"/run/shard-* >/dev/null
-  "$FERZ_BIN" cache merge "$dir/cache" "$dir"/run/shard-*/opening-cache >/dev/null
+  # Every shard began as a copy of the generation: --base counts it once.
+  "$FERZ_BIN" cache merge "$dir/cache" "$dir"/run/shard-*/opening-cache ${base:+--base "$base"} >/dev/null
 }
 
 # --- the generations ------------------------------------------------------------------

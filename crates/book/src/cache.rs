@@ -191,6 +191,23 @@ impl CacheEntry {
         self.black_wins = self.black_wins.saturating_add(other.black_wins);
     }
 
+    /// What this entry added since `base`, an earlier copy of it: play and game counts
+    /// minus the base's, candidates and scores as they are now. Absorbing the result into a
+    /// cache that already holds `base` counts the base once, however many copies of it grew.
+    #[must_use]
+    pub fn since(&self, base: &CacheEntry) -> CacheEntry {
+        let mut added = self.clone();
+        for candidate in &mut added.candidates {
+            let before = base.candidates.iter().find(|c| c.mv == candidate.mv).map_or(0, |c| c.plays);
+            candidate.plays = candidate.plays.saturating_sub(before);
+        }
+        added.games = self.games.saturating_sub(base.games);
+        added.white_wins = self.white_wins.saturating_sub(base.white_wins);
+        added.draws = self.draws.saturating_sub(base.draws);
+        added.black_wins = self.black_wins.saturating_sub(base.black_wins);
+        added
+    }
+
     fn sort(&mut self) {
         self.candidates.sort_by(|a, b| b.score.cmp(&a.score).then(a.mv.cmp(&b.mv)));
     }
@@ -486,6 +503,15 @@ impl OpeningCache {
     /// Folds every entry of `other` into this cache: counts add, deeper searches win. Unlike
     /// sled's `import`, keys both caches hold are merged, not refused.
     pub fn absorb(&self, other: &OpeningCache) -> Result<u64, CacheError> {
+        self.absorb_since(other, None)
+    }
+
+    /// Folds into this cache what `other` added since `base`, the cache generation `other`
+    /// started as a copy of (see [`CacheEntry::since`]); with `None`, every entry of `other`
+    /// whole. Shards that each began from a copy of one generation are merged by absorbing the
+    /// generation once and then each shard since it: the generation's counts are not
+    /// multiplied by the number of shards.
+    pub fn absorb_since(&self, other: &OpeningCache, base: Option<&OpeningCache>) -> Result<u64, CacheError> {
         let mut merged = 0;
         for item in other.db.iter() {
             let (key, value) = other.sled(item)?;
@@ -493,10 +519,14 @@ impl OpeningCache {
             if !is_entry_key(&key) {
                 continue;
             }
-            if let Some(entry) = CacheEntry::decode(&value) {
-                self.sled(self.db.merge(key, Op::Absorb(entry).encode()))?;
-                merged += 1;
+            let Some(mut entry) = CacheEntry::decode(&value) else { continue };
+            if let Some(base) = base
+                && let Some(before) = base.raw(&key)?.as_deref().and_then(CacheEntry::decode)
+            {
+                entry = entry.since(&before);
             }
+            self.sled(self.db.merge(key, Op::Absorb(entry).encode()))?;
+            merged += 1;
         }
         Ok(merged)
     }
@@ -546,6 +576,8 @@ impl Reader<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn entry() -> CacheEntry {
@@ -630,5 +662,67 @@ mod tests {
         drop(held);
         // Once the holder is gone, the open succeeds, however late sled lets go of the lock.
         OpeningCache::open(&path).unwrap();
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for item in std::fs::read_dir(from).unwrap() {
+            let item = item.unwrap();
+            if item.file_type().unwrap().is_dir() {
+                copy_dir(&item.path(), &to.join(item.file_name()));
+            } else {
+                std::fs::copy(item.path(), to.join(item.file_name())).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn shards_grown_from_one_generation_count_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let pos = Position::new(Variant::Chess);
+        let e4 = pos.parse_uci("e2e4").unwrap();
+        let d4 = pos.parse_uci("d2d4").unwrap();
+        let (variant, key) = (pos.variant(), pos.key());
+        let base_path = dir.path().join("current");
+        {
+            let base = OpeningCache::open(&base_path).unwrap();
+            base.record_search(&pos, 10, &[(e4, 30), (d4, 25)]).unwrap();
+            for _ in 0..5 {
+                base.record_play(variant, key, e4).unwrap();
+                base.record_result(variant, key, GameResult::Draw).unwrap();
+            }
+            base.flush().unwrap();
+        }
+        // Two shards start from copies of the generation and each play games of their own.
+        let shards: Vec<PathBuf> = (0..2).map(|i| dir.path().join(format!("shard-{i}"))).collect();
+        for (i, shard) in shards.iter().enumerate() {
+            copy_dir(&base_path, shard);
+            let cache = OpeningCache::open(shard).unwrap();
+            for _ in 0..=i {
+                cache.record_play(variant, key, d4).unwrap();
+                cache.record_result(variant, key, GameResult::Win(Color::White)).unwrap();
+            }
+            cache.flush().unwrap();
+        }
+        let merge = |with_base: bool| {
+            let out = OpeningCache::open(&dir.path().join(format!("next-{with_base}"))).unwrap();
+            let base = OpeningCache::open(&base_path).unwrap();
+            if with_base {
+                out.absorb(&base).unwrap();
+            }
+            for shard in &shards {
+                let shard = OpeningCache::open(shard).unwrap();
+                out.absorb_since(&shard, with_base.then_some(&base)).unwrap();
+            }
+            out.get(variant, key).unwrap().unwrap()
+        };
+        let merged = merge(true);
+        let plays = |e: &CacheEntry, m: Move| e.candidates.iter().find(|c| c.mv == m.to_u16()).unwrap().plays;
+        assert_eq!((merged.games, merged.draws, merged.white_wins), (5 + 3, 5, 3));
+        assert_eq!((plays(&merged, e4), plays(&merged, d4)), (5, 3));
+        assert_eq!(merged.depth, 10);
+        // Without the base, each shard brings the generation's games again.
+        let naive = merge(false);
+        assert_eq!((naive.games, plays(&naive, e4)), (5 + 5 + 3, 10));
     }
 }

@@ -49,6 +49,10 @@ pub enum CacheCommand {
         /// Caches to fold in.
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
+        /// The cache generation every input started as a copy of (shards of one run): it is
+        /// folded in once, and of each input only what it added since.
+        #[arg(long, value_name = "CACHE")]
+        base: Option<PathBuf>,
     },
     /// Write the standard-chess positions as a Polyglot book (.bin).
     ExportPolyglot {
@@ -106,15 +110,30 @@ pub fn run_cache(command: &CacheCommand) -> anyhow::Result<()> {
             let depths: Vec<String> = depths.iter().map(|(d, n)| format!("{d}:{n}")).collect();
             println!("  search depths (depth:positions): {}", depths.join(" "));
         }
-        CacheCommand::Merge { out, inputs } => {
-            let target = OpeningCache::open(out)?;
-            for input in inputs {
+        CacheCommand::Merge { out, inputs, base } => {
+            for input in inputs.iter().chain(base) {
                 if !input.exists() {
                     anyhow::bail!("opening cache {} does not exist", input.display());
                 }
+            }
+            let target = OpeningCache::open(out)?;
+            let base = match base {
+                Some(path) => {
+                    let base = OpeningCache::open(path)?;
+                    let merged = target.absorb(&base).with_context(|| format!("merging {}", path.display()))?;
+                    println!("{} (base): {merged} positions merged", path.display());
+                    Some(base)
+                }
+                None => None,
+            };
+            for input in inputs {
                 let source = OpeningCache::open(input)?;
-                let merged = target.absorb(&source).with_context(|| format!("merging {}", input.display()))?;
-                println!("{}: {merged} positions merged", input.display());
+                let merged = target
+                    .absorb_since(&source, base.as_ref())
+                    .with_context(|| format!("merging {}", input.display()))?;
+                let what =
+                    if base.is_some() { "positions merged (what it added since the base)" } else { "positions merged" };
+                println!("{}: {merged} {what}", input.display());
             }
             target.flush()?;
         }

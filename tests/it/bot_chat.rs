@@ -143,7 +143,7 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
     let reads = server.requests().into_iter().filter(|r| r.method == "GET" && r.path.ends_with("/chat")).count();
     assert!(reads >= 2, "the chat was read after the game: {reads} reads");
     assert!(
-        bot.log().contains("ignoring an unknown chat command") && bot.log().contains("command=dance"),
+        bot.log().contains("ignoring an unknown chat command") && bot.log().contains("command=\"dance\""),
         "{}",
         bot.log()
     );

@@ -24,6 +24,8 @@ pub const MAX_CHAT_CHARS: usize = 140;
 /// Replies the account may write within [`ACCOUNT_WINDOW`], greetings included (Lichess refuses
 /// the sixth line; one is left for a greeting).
 const ACCOUNT_BURST: usize = 4;
+/// Unknown commands of a game logged at info; the rest go to debug.
+const UNKNOWN_LOGGED: u32 = 3;
 /// The window of Lichess's flood rule.
 const ACCOUNT_WINDOW: Duration = Duration::from_secs(10);
 
@@ -342,6 +344,8 @@ pub struct GameChat {
     sent: u32,
     /// A hold was logged at info since the last reply (a flood logs one line, not hundreds).
     hold_logged: bool,
+    /// Unknown commands seen in this game.
+    unknown: u32,
 }
 
 impl GameChat {
@@ -354,6 +358,7 @@ impl GameChat {
             last: [None, None],
             sent: 0,
             hold_logged: false,
+            unknown: 0,
         }
     }
 
@@ -382,6 +387,13 @@ impl GameChat {
     /// debug, so a flood of commands does not flood the log either).
     pub fn log_hold(&mut self) -> bool {
         !std::mem::replace(&mut self.hold_logged, true)
+    }
+
+    /// An unknown command came: whether to log it at info (the first few of a game; the rest
+    /// go to debug).
+    pub fn log_unknown(&mut self) -> bool {
+        self.unknown += 1;
+        self.unknown <= UNKNOWN_LOGGED
     }
 }
 
@@ -657,6 +669,7 @@ mod tests {
         assert_eq!(budget.check(&player, t + 5 * S), Ok(()));
         budget.sent(&player, t + 5 * S);
         assert_eq!(budget.check(&spectator, t + 100 * S), Err(Hold::GameCap));
+        assert_eq!((0..5).map(|_| budget.log_unknown()).collect::<Vec<_>>(), [true, true, true, false, false]);
         let off = GameChat::new(&ChatConfig { max_replies_per_game: 0, ..ChatConfig::default() });
         assert_eq!(off.check(&player, t), Err(Hold::GameCap));
     }

@@ -420,14 +420,15 @@ impl GameTask {
     /// own lines, the server's and ordinary chat are not.
     async fn on_chat(&mut self, line: ChatLine) {
         let speaker = Speaker::of(&line.username, &line.room, &self.ctx.me, &self.opponent_name);
-        tracing::debug!(game = %self.id, user = %line.username, room = %line.room.as_str(), text = %line.text, "chat");
+        // Debug-quoted: the text is someone else's and may hold line breaks or escape codes.
+        tracing::debug!(game = %self.id, user = %line.username, room = %line.room.as_str(), text = ?line.text, "chat");
         if matches!(speaker, Speaker::Us | Speaker::Server) || !self.ctx.config.chat.commands {
             return;
         }
         let command = match Command::parse(&line.text) {
             Parsed::Chat => return,
             Parsed::Unknown(word) => {
-                tracing::info!(game = %self.id, user = %line.username, command = %word, "ignoring an unknown chat command");
+                talk::ignore_unknown(&self.id, &mut self.chat_budget, &line.username, &word);
                 return;
             }
             Parsed::Known(command) => command,

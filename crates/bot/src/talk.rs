@@ -55,6 +55,17 @@ pub async fn answer(
     send(ctx, id, room, reply).await;
 }
 
+/// Logs an unknown command `word` from `user`: at info for the first few of a game, then at
+/// debug, so that a flood of them does not flood the log.
+pub fn ignore_unknown(id: &str, budget: &mut GameChat, user: &str, word: &str) {
+    // Debug-quoted: the word is someone else's text.
+    if budget.log_unknown() {
+        tracing::info!(game = %id, user, command = ?word, "ignoring an unknown chat command");
+    } else {
+        tracing::debug!(game = %id, user, command = ?word, "ignoring an unknown chat command");
+    }
+}
+
 /// What a finished game knows for the commands that come after it.
 #[derive(Clone, Debug)]
 pub struct AfterGame {
@@ -75,7 +86,7 @@ pub async fn after_game(ctx: Arc<GameContext>, id: String, mut after: AfterGame)
     let mut seen = match ctx.client.read_chat(&id).await {
         Ok(lines) => lines.len(),
         Err(e) => {
-            tracing::debug!(game = %id, error = %e, "cannot read the chat after the game");
+            tracing::info!(game = %id, error = %e, "cannot read the chat after the game; commands after it go unanswered");
             return;
         }
     };
@@ -101,7 +112,7 @@ pub async fn after_game(ctx: Arc<GameContext>, id: String, mut after: AfterGame)
             let command = match Command::parse(&line.text) {
                 Parsed::Chat => continue,
                 Parsed::Unknown(word) => {
-                    tracing::info!(game = %id, user = %line.user, command = %word, "ignoring an unknown chat command");
+                    ignore_unknown(&id, &mut after.budget, &line.user, &word);
                     continue;
                 }
                 Parsed::Known(command) => command,

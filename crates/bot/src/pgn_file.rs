@@ -213,4 +213,34 @@ mod tests {
         assert_eq!(ferz_chess::parse_pgn(&text).len(), 80);
         assert_eq!(text.matches("[Event ").count(), 80);
     }
+
+    /// Benchmark (run on demand): appending versus rewriting a shared file through a copy, per
+    /// game, as the file grows to 2,000 games.
+    /// `cargo test -p ferz-bot bench_append -- --ignored --nocapture`
+    #[test]
+    #[ignore = "benchmark; run on demand"]
+    fn bench_append_against_copy_and_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = GAME1.repeat(20); // about 1.6 KB, a short game's size with comments
+        let (append_path, copy_path) = (dir.path().join("append.pgn"), dir.path().join("copy.pgn"));
+        let start = std::time::Instant::now();
+        for _ in 0..2000 {
+            append(&append_path, &game).unwrap();
+        }
+        let appended = start.elapsed();
+        let start = std::time::Instant::now();
+        let mut text = String::new();
+        for _ in 0..2000 {
+            text = std::fs::read_to_string(&copy_path).unwrap_or_default();
+            text.push_str(&game);
+            replace(&copy_path, &text).unwrap();
+        }
+        let copied = start.elapsed();
+        println!(
+            "2000 games into one {} KB file: append {:.2} ms a game, copy and rename {:.2} ms a game",
+            text.len() / 1024,
+            appended.as_secs_f64() / 2.0,
+            copied.as_secs_f64() / 2.0
+        );
+    }
 }

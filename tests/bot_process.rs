@@ -50,13 +50,29 @@ impl BotProcess {
     /// # Panics
     /// If the process cannot be started.
     pub fn start(url: &str, token: &str, sections: &[(&str, &str)]) -> BotProcess {
+        BotProcess::start_with(url, token, sections, "debug", &[])
+    }
+
+    /// [`BotProcess::start`] at `log_level` (`trace`, …) with more arguments for `ferz bot`.
+    ///
+    /// # Panics
+    /// If the process cannot be started.
+    pub fn start_with(
+        url: &str,
+        token: &str,
+        sections: &[(&str, &str)],
+        log_level: &str,
+        args: &[&std::ffi::OsStr],
+    ) -> BotProcess {
         let dir = TempDir::new("bot");
         let config = dir.path().join("bot.toml");
         std::fs::write(&config, bot_toml(url, &dir.path().join("games"), sections)).expect("write bot.toml");
         let log = dir.path().join("bot.log");
         let log_file = std::fs::File::create(&log).expect("create log");
         let child = Command::new(ferz_binary())
-            .args(["bot", "--log-level", "debug", "--config"])
+            .args(["bot", "--log-level", log_level])
+            .args(args)
+            .arg("--config")
             .arg(&config)
             .env("LICHESS_BOT_TOKEN", token)
             .env_remove("FERZ__LICHESS__TOKEN")
@@ -72,6 +88,12 @@ impl BotProcess {
     #[must_use]
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The directory the PGN files go to.
+    #[must_use]
+    pub fn pgn_dir(&self) -> PathBuf {
+        self.dir.path().join("games")
     }
 
     /// The PGN files written so far.

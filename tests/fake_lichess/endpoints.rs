@@ -8,7 +8,7 @@ use ferz_testserver::{Request, Response};
 use serde_json::{Value, json};
 
 use super::state::{ChallengeRec, Slot, State, Status, TimeControl, UserInfo, after, start_position};
-use super::{ChallengeAnswer, ChallengeState, Shared, json};
+use super::{ChallengeAnswer, ChallengeState, ChatEntry, Shared, json};
 
 /// What a stream connection writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -340,8 +340,8 @@ fn read_chat(st: &State, id: &str) -> Response {
     let lines: Vec<Value> = g
         .chat_log
         .iter()
-        .filter(|(_, room, _)| room == "player")
-        .map(|(user, _, text)| json!({ "text": text, "user": user }))
+        .filter(|line| line.room == "player")
+        .map(|line| json!({ "text": line.text, "user": line.user }))
         .collect();
     Response::json(200, Value::Array(lines))
 }
@@ -443,7 +443,7 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
             }
             let user = shared.config.bot_id.clone();
             g.chat.push((room.clone(), text.clone()));
-            g.chat_log.push((user.clone(), room.clone(), text.clone()));
+            g.chat_log.push(ChatEntry { user: user.clone(), room: room.clone(), text: text.clone(), at: now });
             let line = json!({ "type": "chatLine", "room": room, "username": user, "text": text }).to_string();
             g.push_line(line, None);
             Response::ok()

@@ -436,6 +436,8 @@ pub struct GameView {
     pub takebacks_granted: usize,
     /// The bot's chat messages as (room, text).
     pub chat: Vec<(String, String)>,
+    /// Every chat line of the game, the bot's and everyone else's, oldest first.
+    pub chat_log: Vec<ChatEntry>,
     /// Illegal moves the bot sent (each answered 400).
     pub illegal_moves_from_bot: Vec<String>,
     /// White's remaining time in ms (2147483647 without a clock).
@@ -467,6 +469,19 @@ impl GameView {
     pub fn ply(&self) -> usize {
         self.moves.len()
     }
+}
+
+/// A line of a game's chat.
+#[derive(Debug, Clone)]
+pub struct ChatEntry {
+    /// Who wrote it (the bot's id for its own lines).
+    pub user: String,
+    /// `player` or `spectator`.
+    pub room: String,
+    /// The text.
+    pub text: String,
+    /// When the server took it.
+    pub at: Instant,
 }
 
 /// A request as the server saw it.
@@ -623,6 +638,21 @@ impl FakeLichess {
     /// If `spec.initial_fen` is not a valid position.
     pub fn start_game(&self, spec: ChallengeSpec) -> String {
         self.with_state(|st, shared| st.start_game_directly(spec, shared))
+    }
+
+    /// `user` writes `text` in the `room` (`player` or `spectator`) of game `id`: the line
+    /// goes to the game's chat log and, while the bot's game stream is open, onto it as the
+    /// `chatLine` lila sends (players' lines and, for bots, spectators' too).
+    ///
+    /// # Panics
+    /// If there is no such game.
+    pub fn say(&self, id: &str, user: &str, room: &str, text: &str) {
+        self.with_state(|st, _| {
+            let g = st.games.iter_mut().find(|g| g.id == id).unwrap_or_else(|| panic!("no game {id}"));
+            g.chat_log.push(ChatEntry { user: user.into(), room: room.into(), text: text.into(), at: Instant::now() });
+            let line = serde_json::json!({ "type": "chatLine", "room": room, "username": user, "text": text });
+            g.push_line(line.to_string(), None);
+        });
     }
 
     /// A game by id.

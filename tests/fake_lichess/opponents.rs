@@ -14,6 +14,7 @@ pub struct Opponent {
     pub(crate) seed: u64,
     pub(crate) script: Vec<String>,
     pub(crate) think: Option<Duration>,
+    pub(crate) first_think: Option<Duration>,
     pub(crate) offer_draw_at: Option<usize>,
     pub(crate) accepts_draws: bool,
     pub(crate) resign_at: Option<usize>,
@@ -30,6 +31,7 @@ impl Opponent {
             seed,
             script: Vec::new(),
             think: None,
+            first_think: None,
             offer_draw_at: None,
             accepts_draws: false,
             resign_at: None,
@@ -52,6 +54,13 @@ impl Opponent {
     #[must_use]
     pub fn think(mut self, d: Duration) -> Opponent {
         self.think = Some(d);
+        self
+    }
+
+    /// Waits this long before its first move only (a player slow to start).
+    #[must_use]
+    pub fn first_move_after(mut self, d: Duration) -> Opponent {
+        self.first_think = Some(d);
         self
     }
 
@@ -153,6 +162,11 @@ impl OpponentRun {
 
     /// The delay before its next action.
     pub(crate) fn think_time(&mut self) -> Duration {
+        if self.played == 0
+            && let Some(first) = self.script.first_think
+        {
+            return first;
+        }
         match self.script.think {
             Some(d) => d,
             None => Duration::from_millis(self.rng.below(21)),

@@ -8,9 +8,9 @@ use std::time::Instant;
 use ferz_testserver::{Request, Response};
 use serde_json::{Value, json};
 
-use super::Shared;
 use super::endpoints::{self, Answer, Target};
 use super::state::{ChallengeRec, End, GameSim, Out, Slot, State, Status, TimeControl, color_name};
+use super::{ChatEntry, Shared};
 
 /// `expires` of every `/api/token/test` answer (a constant in PyChess's `bot_accounts.py`).
 const TOKEN_TEST_EXPIRES_MS: i64 = 1_358_509_698_620;
@@ -316,7 +316,7 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
             let (room, message) = (field("room"), field("text"));
             // Relayed to a human opponent, never echoed on the bot's own stream.
             g.chat.push((room.clone(), message.clone()));
-            g.chat_log.push((shared.config.bot_id.clone(), room, message));
+            g.chat_log.push(ChatEntry { user: shared.config.bot_id.clone(), room, text: message, at: Instant::now() });
             Response::ok()
         }
         _ => text(404, "404: Not Found"),

@@ -11,7 +11,7 @@ use ferz_chess::{
 use super::faults::HttpFault;
 use super::opponents::OpponentRun;
 use super::{
-    Castling, ChallengeAnswer, ChallengeSpec, ChallengeState, FakeConfig, GameView, OnlineBot, Opponent,
+    Castling, ChallengeAnswer, ChallengeSpec, ChallengeState, ChatEntry, FakeConfig, GameView, OnlineBot, Opponent,
     OutgoingChallenge, RecordedRequest, Shared,
 };
 
@@ -208,8 +208,8 @@ pub(crate) struct GameSim {
     pub(crate) takebacks_granted: usize,
     /// The bot's messages: (room, text).
     pub(crate) chat: Vec<(String, String)>,
-    /// Every chat line: (user, room, text).
-    pub(crate) chat_log: Vec<(String, String, String)>,
+    /// Every chat line, the bot's and everyone else's.
+    pub(crate) chat_log: Vec<ChatEntry>,
     pub(crate) illegal_moves_from_bot: Vec<String>,
     pub(crate) slot: Option<Slot>,
     pub(crate) game_stream_connections: usize,
@@ -819,6 +819,7 @@ impl State {
             draw_offers_declined_by_bot: g.draw_offers_declined_by_bot,
             takebacks_granted: g.takebacks_granted,
             chat: g.chat.clone(),
+            chat_log: g.chat_log.clone(),
             illegal_moves_from_bot: g.illegal_moves_from_bot.clone(),
             wtime_ms: times[Color::White.index()],
             btime_ms: times[Color::Black.index()],

@@ -1,6 +1,8 @@
 //! System tests: the real `ferz` binary, run as a process.
 
 mod bot;
+mod bot_chat;
+mod bot_records;
 mod fake_lichess;
 mod match_cli;
 mod nnue;

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use crate::book::{Books, BooksError};
 use crate::challenge::{Load, Verdict, judge};
+use crate::chat::{QueuePublisher, QueueView};
 use crate::config::BotConfig;
 use crate::game::{GameContext, GameSummary, play};
 use crate::matchmaking::{Matchmaker, limit_wait};
@@ -155,6 +156,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let ratings = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
     let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
     let (exit_tx, exit_rx) = watch::channel(false);
+    let (chat, queue) = crate::chat::hub();
     let ctx = Arc::new(GameContext {
         client,
         config: Arc::new(config),
@@ -162,6 +164,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         my_name: account.username.clone(),
         books,
         exit_now: exit_rx,
+        chat,
     });
     let mut dispatcher = Dispatcher {
         ctx,
@@ -175,6 +178,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         idle_since: Instant::now(),
         accept_hold_until: None,
         summary: RunSummary::default(),
+        queue,
     };
     dispatcher.run(signals, exit_tx).await?;
     Ok(dispatcher.summary)
@@ -200,6 +204,8 @@ struct Dispatcher {
     idle_since: Instant,
     accept_hold_until: Option<Instant>,
     summary: RunSummary,
+    /// What `!queue` shows game tasks: the games and the challenges waiting.
+    queue: QueuePublisher,
 }
 
 impl Dispatcher {
@@ -274,6 +280,7 @@ impl Dispatcher {
                     }
                 }
             }
+            self.queue.publish(QueueView::of(self.busy(), &self.waiting));
         }
     }
 

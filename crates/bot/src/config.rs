@@ -16,7 +16,7 @@ pub mod values;
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
 pub use ferz_settings::InvalidSetting;
-pub use values::{BookSelection, Speed, TimeControl, Variant};
+pub use values::{BookSelection, EvalAudience, PgnGrouping, Speed, TimeControl, Variant};
 
 /// Everything the bot needs to know besides the token.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -44,6 +44,10 @@ pub struct BotConfig {
     pub matchmaking: MatchmakingConfig,
     /// PGN records of finished games.
     pub pgn: PgnConfig,
+    /// Chat commands.
+    pub chat: ChatConfig,
+    /// The log file.
+    pub log: LogConfig,
 }
 
 /// `[lichess]`: the server and its streams.
@@ -459,17 +463,79 @@ impl Default for MatchmakingConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PgnConfig {
-    /// Directory for one PGN file per finished game (empty: none).
+    /// Directory for the PGN files (empty: none).
     pub dir: PathBuf,
+    /// Which games share a file: one per game, per opponent, or one for all.
+    pub grouping: PgnGrouping,
     /// Write our evaluation and depth after each of our moves.
     pub evals: bool,
     /// Write the clock after each move.
     pub clocks: bool,
+    /// Write the depth and principal variation after each of our searched moves.
+    pub pv: bool,
+    /// Record aborted games too (result `*`, `Termination "aborted"`).
+    pub aborted: bool,
 }
 
 impl Default for PgnConfig {
     fn default() -> PgnConfig {
-        PgnConfig { dir: PathBuf::from("games"), evals: true, clocks: true }
+        PgnConfig {
+            dir: PathBuf::from("games"),
+            grouping: PgnGrouping::Game,
+            evals: true,
+            clocks: true,
+            pv: false,
+            aborted: false,
+        }
+    }
+}
+
+/// `[chat]`: commands in the player and spectator rooms, and how often the bot answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChatConfig {
+    /// Answer `!help`, `!name`, `!eval`, `!wait` and `!queue` at all.
+    pub commands: bool,
+    /// Who sees `!eval`: `spectators` (and the opponent after the game), `everyone`, `nobody`.
+    pub eval: EvalAudience,
+    /// At most one reply per room every this many seconds.
+    pub reply_interval_s: u64,
+    /// At most this many replies per game.
+    pub max_replies_per_game: u32,
+    /// Seconds `!wait` adds to the abort timer (once per game).
+    pub wait_s: u64,
+    /// Seconds after a game during which the opponent's commands are still answered (the
+    /// player room's chat is read every 3 s; 0: not at all).
+    pub after_game_s: u64,
+}
+
+impl Default for ChatConfig {
+    fn default() -> ChatConfig {
+        ChatConfig {
+            commands: true,
+            eval: EvalAudience::Spectators,
+            reply_interval_s: 5,
+            max_replies_per_game: 20,
+            wait_s: 60,
+            after_game_s: 30,
+        }
+    }
+}
+
+/// `[log]`: a log file besides stderr (`ferz bot --log-file` sets `file` too).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// The log file (empty: stderr only). A new file starts every day (UTC), named with the
+    /// date before the extension: `logs/bot.log` writes `logs/bot.2026-11-24.log`.
+    pub file: PathBuf,
+    /// Daily files kept; older ones are deleted.
+    pub keep_days: usize,
+}
+
+impl Default for LogConfig {
+    fn default() -> LogConfig {
+        LogConfig { file: PathBuf::new(), keep_days: 14 }
     }
 }
 
@@ -485,7 +551,9 @@ impl BotConfig {
         self.challenge.validate(self.lichess.platform)?;
         self.draw.validate()?;
         self.resign.validate()?;
-        self.matchmaking.validate()
+        self.matchmaking.validate()?;
+        self.chat.validate()?;
+        self.log.validate()
     }
 }
 
@@ -643,6 +711,33 @@ impl MatchmakingConfig {
     }
 }
 
+impl ChatConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        at_least(
+            "chat.reply_interval_s",
+            self.reply_interval_s,
+            1,
+            "use at least 1 second: Lichess mutes bots that flood the chat",
+        )?;
+        in_range("chat.max_replies_per_game", self.max_replies_per_game, 0..=100, "use 0 to 100")?;
+        in_range("chat.wait_s", self.wait_s, 1..=600, "use 1 to 600 seconds")?;
+        in_range("chat.after_game_s", self.after_game_s, 0..=600, "use 0 to 600 seconds")
+    }
+}
+
+impl LogConfig {
+    fn validate(&self) -> Result<(), InvalidSetting> {
+        let name = self.file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        check(
+            self.file.as_os_str().is_empty() || !name.is_empty(),
+            "log.file",
+            self.file.display(),
+            "name a file, e.g. logs/bot.log",
+        )?;
+        at_least("log.keep_days", self.keep_days, 1, "keep at least 1 daily file")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -694,6 +789,21 @@ mod tests {
         let mut config = BotConfig::default();
         config.draw.accept_score_cp = -1;
         assert_eq!(config.validate().unwrap_err().to_string(), "draw.accept_score_cp = -1: use 0 or more");
+        let mut config = BotConfig::default();
+        config.chat.reply_interval_s = 0;
+        let err = config.validate().unwrap_err().to_string();
+        assert_eq!(err, "chat.reply_interval_s = 0: use at least 1 second: Lichess mutes bots that flood the chat");
+        let mut config = BotConfig::default();
+        config.chat.after_game_s = 3600;
+        assert_eq!(config.validate().unwrap_err().key, "chat.after_game_s");
+        let mut config = BotConfig::default();
+        config.log.keep_days = 0;
+        assert_eq!(config.validate().unwrap_err().key, "log.keep_days");
+        config.log.keep_days = 1;
+        config.log.file = PathBuf::from("logs/..");
+        assert_eq!(config.validate().unwrap_err().key, "log.file");
+        config.log.file = PathBuf::from("logs/bot.log");
+        config.validate().unwrap();
     }
 
     #[test]
@@ -715,6 +825,13 @@ mod tests {
         assert!(err.contains("\"atomic\" is not a variant the bot plays"), "{err}");
         let err = wrong(serde_json::json!({ "challenge": { "pychess": { "speeds": ["fast"] } } }));
         assert!(err.contains("\"fast\" is not a speed"), "{err}");
+        let err = wrong(serde_json::json!({ "chat": { "eval": "opponent" } }));
+        assert!(err.contains("\"opponent\" is not an eval audience"), "{err}");
+        let err = wrong(serde_json::json!({ "pgn": { "grouping": "daily" } }));
+        assert!(err.contains("\"daily\" is not a PGN grouping"), "{err}");
+        let config =
+            from_json(serde_json::json!({ "chat": { "eval": "nobody" }, "pgn": { "grouping": "all" } })).unwrap();
+        assert_eq!((config.chat.eval, config.pgn.grouping), (EvalAudience::Nobody, PgnGrouping::All));
         let err = wrong(serde_json::json!({ "matchmaking": { "time_controls": ["100+1"] } }));
         assert!(err.contains("\"100+1\" is not a Lichess clock"), "{err}");
     }

@@ -5,13 +5,14 @@
 //! turn and only once per ply, and survives a dropped stream by reopening it: the server
 //! answers a new stream with `gameFull`, which carries the current state.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, Game, GameResult, Move};
 use ferz_engine::{Engine, Score, SearchResult, Signals};
-use ferz_lichess::models::{GameEventInfo, OpponentGone, Player};
+use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
     Backoff, ChatRoom, Client, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
 };
@@ -20,12 +21,14 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::book::Books;
+use crate::chat::{self, ChatHub, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
 use crate::clock::{Clocks, NO_CLOCK_MS, engine_options, search_limits};
 use crate::config::BotConfig;
 use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
-use crate::record::{GameLog, LoggedMove, game_result};
+use crate::record::{GameLog, LoggedMove, game_result, san_line};
 use crate::setup::{Rules, SetupError, server_move};
+use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
 
 /// What every game task shares.
@@ -42,6 +45,8 @@ pub struct GameContext {
     pub books: Books,
     /// Turns true when the bot must exit at once (second Ctrl-C).
     pub exit_now: watch::Receiver<bool>,
+    /// The queue's view and the account's recent chat lines, for chat commands.
+    pub chat: ChatHub,
 }
 
 /// How a game task ended.
@@ -96,7 +101,14 @@ pub enum Resync {
 pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> GameSummary {
     let mut task = GameTask::new(ctx, id, &hint);
     task.run().await;
-    task.finish().await
+    let after = task.after_game();
+    let ctx = Arc::clone(&task.ctx);
+    let summary = task.finish().await;
+    // Commands after the game are answered without holding the game's slot.
+    if let Some(after) = after {
+        tokio::spawn(talk::after_game(ctx, summary.id.clone(), after));
+    }
+    summary
 }
 
 /// A search running on a blocking thread; the engine comes back with the result.
@@ -133,6 +145,11 @@ struct GameTask {
     clocks: Vec<Option<i64>>,
     /// Our evaluation of each of our plies, white's view.
     evals: Vec<Option<(Score, u32)>>,
+    /// The principal variation of each searched ply, its move first (checked against the
+    /// move played before use: a takeback may have replaced it).
+    pvs: BTreeMap<usize, Vec<Move>>,
+    /// This game's chat reply budget.
+    chat_budget: GameChat,
     /// The ply we have sent a move for.
     moved_at_ply: Option<usize>,
     rejections: (usize, u32),
@@ -159,6 +176,7 @@ impl GameTask {
         let opponent_name = hint.opponent.as_ref().map(|o| o.username.clone()).unwrap_or_default();
         let platform = ctx.client.platform();
         let claims = config.abort.claim_victory && platform.supports(Endpoint::ClaimVictory);
+        let chat_budget = GameChat::new(&config.chat);
         GameTask {
             platform,
             decisions: Decisions::new(config.draw.clone(), config.resign.clone()),
@@ -177,6 +195,8 @@ impl GameTask {
             state_at: Instant::now(),
             clocks: Vec::new(),
             evals: Vec::new(),
+            pvs: BTreeMap::new(),
+            chat_budget,
             moved_at_ply: None,
             rejections: (0, 0),
             takebacks_granted: 0,
@@ -315,7 +335,7 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::ChatLine(line) => {
-                tracing::debug!(game = %self.id, user = %line.username, text = %line.text, "chat");
+                self.on_chat(line).await;
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
@@ -393,17 +413,83 @@ impl GameTask {
     }
 
     async fn chat(&self, room: ChatRoom, text: &str) {
-        if text.trim().is_empty() {
+        talk::send(&self.ctx, &self.id, room, &self.fill(text)).await;
+    }
+
+    /// A chat line: the commands `[chat]` allows are answered, within the reply limits; our
+    /// own lines, the server's and ordinary chat are not.
+    async fn on_chat(&mut self, line: ChatLine) {
+        let speaker = Speaker::of(&line.username, &line.room, &self.ctx.me, &self.opponent_name);
+        // Debug-quoted: the text is someone else's and may hold line breaks or escape codes.
+        tracing::debug!(game = %self.id, user = %line.username, room = %line.room.as_str(), text = ?line.text, "chat");
+        if matches!(speaker, Speaker::Us | Speaker::Server) || !self.ctx.config.chat.commands {
             return;
         }
-        let mut text = self.fill(text);
-        // The server refuses longer lines.
-        if text.chars().count() > 140 {
-            text = text.chars().take(140).collect();
+        let command = match Command::parse(&line.text) {
+            Parsed::Chat => return,
+            Parsed::Unknown(word) => {
+                talk::ignore_unknown(&self.id, &mut self.chat_budget, &line.username, &word);
+                return;
+            }
+            Parsed::Known(command) => command,
+        };
+        let config = &self.ctx.config.chat;
+        let extension = match (command, speaker) {
+            (Command::Wait, Speaker::Opponent) => {
+                self.timers.extend_abort(self.state.ply(), Duration::from_secs(config.wait_s))
+            }
+            _ => Extension::NotWaiting,
+        };
+        if extension == Extension::Granted {
+            tracing::info!(game = %self.id, wait_s = config.wait_s, "!wait: waiting longer for the first move");
         }
-        if let Err(e) = self.ctx.client.chat(&self.id, room.clone(), &text).await {
-            tracing::warn!(game = %self.id, error = %e, "chat message not sent");
+        let eval = self.eval_note();
+        let queue = self.ctx.chat.queue();
+        let name = chat::name_line(&self.ctx.my_name, &self.ctx.config.engine, !self.ctx.books.is_empty());
+        let facts = Facts {
+            name: &name,
+            eval: eval.as_ref(),
+            game_over: self.over.is_some(),
+            extension,
+            wait_s: config.wait_s,
+            queue: &queue,
+        };
+        let reply = chat::reply(command, speaker, config.eval, &facts);
+        talk::answer(&self.ctx, &self.id, &mut self.chat_budget, line.room, &line.username, command, &reply).await;
+    }
+
+    /// What the opponent's commands after the game need, when they are to be answered: the game
+    /// ended (not given up), on a server with a chat to read, with `[chat] after_game_s` set.
+    fn after_game(&self) -> Option<AfterGame> {
+        let config = &self.ctx.config.chat;
+        (self.over.is_some()
+            && config.commands
+            && config.after_game_s > 0
+            && self.platform.supports(Endpoint::ReadChat))
+        .then(|| AfterGame {
+            budget: self.chat_budget.clone(),
+            eval: self.eval_note(),
+            opponent: self.opponent_name.clone(),
+        })
+    }
+
+    /// Our last searched evaluation, with its principal variation in SAN.
+    fn eval_note(&self) -> Option<EvalNote> {
+        let game = self.game.as_ref()?;
+        let (ply, (white_score, depth)) = self.evals.iter().enumerate().rev().find_map(|(p, e)| e.map(|e| (p, e)))?;
+        // The move may not be back from the server yet: then the position is the current one.
+        let played = game.moves();
+        let mut position = *game.start();
+        for &mv in &played[..ply.min(played.len())] {
+            position = position.play(mv).ok()?;
         }
+        let pv = self
+            .pvs
+            .get(&ply)
+            .filter(|pv| played.get(ply).is_none_or(|mv| pv.first() == Some(mv)))
+            .map(|pv| san_line(&position, pv))
+            .unwrap_or_default();
+        Some(EvalNote { white_score, depth, pv })
     }
 
     /// Greets once per game, and only at its start: a bot restarted in the middle of a game
@@ -534,6 +620,7 @@ impl GameTask {
             return Ok(()); // the game moved on while we thought
         }
         let Some(best) = result.best else { return Ok(()) };
+        self.pvs.insert(plies, result.pv.clone());
         self.decisions.record(result.score);
         if self.decisions.should_resign() && plies >= 2 {
             tracing::info!(game = %self.id, score = ?result.score, "resigning");
@@ -698,10 +785,10 @@ impl GameTask {
         let pgn_config = &self.ctx.config.pgn;
         let mut pgn = None;
         if !pgn_config.dir.as_os_str().is_empty()
-            && status != "aborted"
+            && (status != "aborted" || pgn_config.aborted)
             && let Some(log) = self.log(&status, &result)
         {
-            match log.write(&pgn_config.dir, pgn_config) {
+            match log.write(&pgn_config.dir, pgn_config, &self.ctx.my_name) {
                 Ok(path) => pgn = Some(path),
                 Err(e) => tracing::error!(game = %self.id, error = %e, "PGN not written"),
             }
@@ -725,6 +812,7 @@ impl GameTask {
                 mv,
                 clock_ms: self.clocks.get(i).copied().flatten(),
                 eval: self.evals.get(i).copied().flatten(),
+                pv: self.pvs.get(&i).filter(|pv| pv.first() == Some(&mv)).cloned().unwrap_or_default(),
             })
             .collect();
         let base = self.ctx.client.config().base_url.trim_end_matches('/').to_owned();
@@ -770,6 +858,7 @@ mod tests {
         config.greeting.goodbye = String::new();
         config.pgn.dir = std::path::PathBuf::new();
         let (_exit, exit_now) = watch::channel(false);
+        let (chat, _queue) = crate::chat::hub();
         let ctx = GameContext {
             client: Client::new(client).unwrap(),
             config: Arc::new(config),
@@ -777,6 +866,7 @@ mod tests {
             my_name: "ferzbot".into(),
             books: Books::default(),
             exit_now,
+            chat,
         };
         GameTask::new(Arc::new(ctx), "game0001".into(), &GameEventInfo::default())
     }
@@ -856,6 +946,30 @@ mod tests {
         task.on_event(full("e2e4 e7e5")).await.unwrap();
         task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
         assert_eq!(task.over, Some(Ending::Unknown));
+    }
+
+    #[tokio::test]
+    async fn eval_notes_give_the_last_score_and_the_pv_of_the_move_played() {
+        let mut task = task(Platform::Lichess);
+        task.on_event(full("e2e4 e7e5")).await.unwrap();
+        assert_eq!(task.eval_note(), None, "nothing searched yet");
+        let game = task.game.clone().unwrap();
+        let (e4, e5) = (game.moves()[0], game.moves()[1]);
+        let nf3 = game.position().parse_uci("g1f3").unwrap();
+        task.evals = vec![Some((Score::Cp(20), 9)), None];
+        task.pvs.insert(0, vec![e4, e5, nf3]);
+        let note = task.eval_note().unwrap();
+        assert_eq!((note.white_score, note.depth), (Score::Cp(20), 9));
+        assert_eq!(note.pv, ["1. e4", "e5", "2. Nf3"]);
+        // A PV of another move (a takeback replaced it) is not shown; the score is.
+        let d4 = ferz_chess::Position::new(ferz_chess::Variant::Chess).parse_uci("d2d4").unwrap();
+        task.pvs.insert(0, vec![d4]);
+        assert!(task.eval_note().unwrap().pv.is_empty());
+        // The move sent but not yet back from the server: the PV starts from the current position.
+        task.evals.push(Some((Score::Mate(2), 12)));
+        task.pvs.insert(2, vec![nf3]);
+        let note = task.eval_note().unwrap();
+        assert_eq!((note.white_score, note.pv), (Score::Mate(2), vec!["2. Nf3".to_owned()]));
     }
 
     #[tokio::test]

@@ -6,22 +6,28 @@
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
-//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`record`], [`book`],
-//!   [`matchmaking`]: the pieces a game and the loop are made of, each testable on its own.
+//! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
+//!   the game's side of chat (sending, answering, commands after the game).
+//! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
+//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`]:
+//!   the pieces a game and the loop are made of, each testable on its own.
 //!
 //! Transport lives in `ferz-lichess`; nothing here speaks HTTP directly.
 
 pub mod book;
 pub mod bot;
 pub mod challenge;
+pub mod chat;
 pub mod clock;
 pub mod config;
 pub mod decisions;
 pub mod ending;
 pub mod game;
 pub mod matchmaking;
+pub mod pgn_file;
 pub mod record;
 pub mod setup;
+pub mod talk;
 pub mod timers;
 
 pub use bot::{BotError, RunSummary, connect, run, upgrade};

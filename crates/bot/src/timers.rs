@@ -40,6 +40,8 @@ pub struct Timers {
     /// the state that carries that move still shows it (answering it again would decline the
     /// proposal we just granted).
     takeback_answered: bool,
+    /// `!wait` pushed the abort back (once per game).
+    abort_extended: bool,
 }
 
 impl Timers {
@@ -56,7 +58,22 @@ impl Timers {
             claim_sent: false,
             draw_answered_at: None,
             takeback_answered: false,
+            abort_extended: false,
         }
+    }
+
+    /// `!wait` with `plies` played: the abort waits `by` longer, once per game, and only while
+    /// the game can still be aborted by the timer.
+    pub fn extend_abort(&mut self, plies: usize, by: Duration) -> crate::chat::Extension {
+        use crate::chat::Extension;
+        let Some(after) = self.abort_after.filter(|_| plies < 2 && !self.abort_sent) else {
+            return Extension::NotWaiting;
+        };
+        if std::mem::replace(&mut self.abort_extended, true) {
+            return Extension::AlreadyGranted;
+        }
+        self.abort_after = Some(after + by);
+        Extension::Granted
     }
 
     /// What is due at `now` with `plies` played and `our_turn` or not. Looks only.
@@ -158,6 +175,23 @@ mod tests {
         assert!(!never.due(start + 10_000 * S, 0, false).abort);
         // An instant before the start (a clock read early) is no wait at all.
         assert!(!Timers::new(1, true, start + S).due(start, 0, false).abort);
+    }
+
+    #[test]
+    fn wait_extends_the_abort_once_while_it_can_abort() {
+        use crate::chat::Extension;
+        let start = Instant::now();
+        let mut timers = Timers::new(30, true, start);
+        assert_eq!(timers.extend_abort(0, 60 * S), Extension::Granted);
+        assert!(!timers.due(start + 89 * S, 0, false).abort, "waits 30 + 60 s");
+        assert!(timers.due(start + 90 * S, 0, false).abort);
+        assert_eq!(timers.extend_abort(1, 60 * S), Extension::AlreadyGranted);
+        assert!(timers.due(start + 90 * S, 1, false).abort, "the second !wait adds nothing");
+        assert_eq!(timers.extend_abort(2, 60 * S), Extension::NotWaiting, "both sides moved");
+        assert_eq!(Timers::new(0, true, start).extend_abort(0, 60 * S), Extension::NotWaiting, "never aborts");
+        let mut sent = Timers::new(30, true, start);
+        sent.abort_sent();
+        assert_eq!(sent.extend_abort(0, 60 * S), Extension::NotWaiting);
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub struct BotArgs {
     /// Log detail: error, warn, info, debug or trace.
     #[arg(long, default_value = "info", global = true)]
     log_level: tracing::Level,
+    /// Also log to this file, a new one every day (`logs/bot.log` writes
+    /// `logs/bot.2026-11-24.log`); overrides `[log] file`.
+    #[arg(long, value_name = "FILE", global = true)]
+    log_file: Option<PathBuf>,
     #[command(subcommand)]
     action: Option<BotAction>,
 }
@@ -49,13 +53,11 @@ pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
     let (config, origin): (BotConfig, String) =
         settings::load(args.config.as_deref(), Path::new("config/bot.toml"), &env)?;
     config.validate().with_context(|| format!("settings from {origin}"))?;
-    // Colours only on a terminal: journald, kubectl logs and files get plain text.
-    tracing_subscriber::fmt()
-        .with_max_level(args.log_level)
-        .with_target(false)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr)
-        .init();
+    let log_file =
+        args.log_file.as_deref().or_else(|| Some(config.log.file.as_path()).filter(|f| !f.as_os_str().is_empty()));
+    // Colours only on a terminal: journald, kubectl logs and files get plain text. The guard
+    // lives until this function returns, so the file gets every line, the last ones too.
+    let _log = crate::bot_log::init(args.log_level, log_file, config.log.keep_days, std::io::stderr().is_terminal())?;
     let token = Token::new(token.trim());
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
@@ -77,7 +79,13 @@ pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
                 stop_tx.send_modify(|n| *n += 1);
             })
             .context("installing the Ctrl-C handler")?;
-            let summary = runtime.block_on(ferz_bot::run(config, token, stop_rx))?;
+            let has_file = log_file.is_some();
+            let summary = runtime.block_on(ferz_bot::run(config, token, stop_rx)).inspect_err(|e| {
+                // Into the log file too (stderr gets it from `main`).
+                if has_file {
+                    tracing::error!(error = %e, "the bot cannot run");
+                }
+            })?;
             let count = |result: &str| summary.games.iter().filter(|g| g.result == result).count();
             tracing::info!(
                 games = summary.games.len(),

@@ -6,6 +6,7 @@
 
 mod arena;
 mod bot;
+mod bot_log;
 mod data;
 mod perft;
 mod selfplay;

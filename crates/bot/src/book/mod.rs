@@ -126,6 +126,12 @@ impl Books {
         })
     }
 
+    /// Whether no book at all is open (no Polyglot file and no cache).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.chess.is_empty() && self.chess960.is_empty() && self.cache.is_none()
+    }
+
     /// A book move for the game's position, if a book has one: the Polyglot books of the
     /// game's variant while the game is shorter than `max_depth` plies, then the cache while
     /// it is shorter than `cache_max_ply`.

@@ -1,5 +1,5 @@
-//! The typed values of the bot's settings: variants, speeds, matchmaking time controls and the
-//! book selection.
+//! The typed values of the bot's settings: variants, speeds, matchmaking time controls, the
+//! book selection, who sees `!eval`, and how PGN files are grouped.
 //!
 //! Each deserializes from the spelling users write in `config/bot.toml` (`"chess960"`,
 //! `"ultraBullet"`, `"180+2"`), so a misspelt name fails while the file is read, with the key
@@ -265,6 +265,96 @@ impl fmt::Display for BookSelection {
     }
 }
 
+/// Who may see our evaluation through `!eval` (`[chat] eval`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum EvalAudience {
+    /// `spectators`: the spectator room at any time; the opponent once the game is over.
+    #[default]
+    Spectators,
+    /// `everyone`: the opponent during the game too.
+    Everyone,
+    /// `nobody`: never.
+    Nobody,
+}
+
+impl EvalAudience {
+    /// Every choice.
+    pub const ALL: [EvalAudience; 3] = [EvalAudience::Spectators, EvalAudience::Everyone, EvalAudience::Nobody];
+
+    /// The settings' name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvalAudience::Spectators => "spectators",
+            EvalAudience::Everyone => "everyone",
+            EvalAudience::Nobody => "nobody",
+        }
+    }
+}
+
+impl TryFrom<String> for EvalAudience {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<EvalAudience, String> {
+        EvalAudience::ALL
+            .into_iter()
+            .find(|a| a.as_str() == name)
+            .ok_or_else(|| format!("{name:?} is not an eval audience: use spectators, everyone or nobody"))
+    }
+}
+
+impl From<EvalAudience> for &'static str {
+    fn from(audience: EvalAudience) -> &'static str {
+        audience.as_str()
+    }
+}
+
+/// Which games share a PGN file (`[pgn] grouping`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum PgnGrouping {
+    /// `game`: one file per game.
+    #[default]
+    Game,
+    /// `opponent`: one file per opponent, games appended.
+    Opponent,
+    /// `all`: one file for every game.
+    All,
+}
+
+impl PgnGrouping {
+    /// Every choice.
+    pub const ALL: [PgnGrouping; 3] = [PgnGrouping::Game, PgnGrouping::Opponent, PgnGrouping::All];
+
+    /// The settings' name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PgnGrouping::Game => "game",
+            PgnGrouping::Opponent => "opponent",
+            PgnGrouping::All => "all",
+        }
+    }
+}
+
+impl TryFrom<String> for PgnGrouping {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<PgnGrouping, String> {
+        PgnGrouping::ALL
+            .into_iter()
+            .find(|g| g.as_str() == name)
+            .ok_or_else(|| format!("{name:?} is not a PGN grouping: use game, opponent or all"))
+    }
+}
+
+impl From<PgnGrouping> for &'static str {
+    fn from(grouping: PgnGrouping) -> &'static str {
+        grouping.as_str()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,5 +420,19 @@ mod tests {
         let err = read("weighted_random").unwrap_err().to_string();
         assert!(err.starts_with("\"weighted_random\" is not a book selection: use best, weighted or uniform"), "{err}");
         assert_eq!(serde_json::to_value(BookSelection::Weighted).unwrap(), serde_json::json!("weighted"));
+    }
+
+    #[test]
+    fn eval_audiences_and_pgn_groupings_read_their_names() {
+        let audience = |text: &str| serde_json::from_value::<EvalAudience>(serde_json::json!(text));
+        assert_eq!(audience("everyone").unwrap(), EvalAudience::Everyone);
+        let err = audience("opponent").unwrap_err().to_string();
+        assert!(err.starts_with("\"opponent\" is not an eval audience: use spectators"), "{err}");
+        let grouping = |text: &str| serde_json::from_value::<PgnGrouping>(serde_json::json!(text));
+        assert_eq!(grouping("opponent").unwrap(), PgnGrouping::Opponent);
+        assert!(grouping("day").unwrap_err().to_string().contains("use game, opponent or all"));
+        for g in PgnGrouping::ALL {
+            assert_eq!(serde_json::to_value(g).unwrap(), serde_json::json!(g.as_str()));
+        }
     }
 }

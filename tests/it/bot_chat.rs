@@ -1,0 +1,205 @@
+//! Chat commands through the real `ferz bot` against the fake Lichess server: every command in
+//! both rooms, `!eval` withheld from the opponent during the game and answered after it,
+//! `!wait` pushing the abort back, unknown commands and ordinary chat ignored, and a flood held to the reply limits
+//! while the game goes on to its end.
+
+use std::time::{Duration, Instant};
+
+use ferz_tests::bot_process::BotProcess;
+use ferz_tests::fake_lichess::{
+    ChallengeSpec, ChallengeState, ChatEntry, FAKE_TOKEN, FakeConfig, FakeLichess, GameView, Opponent,
+};
+
+use super::bot::{accepted_game, wait_over};
+
+const BOT: &str = "ferzbot";
+/// The bot keeps its replies to four lines in ten seconds per account (Lichess drops the sixth).
+const ACCOUNT_WINDOW: Duration = Duration::from_secs(10);
+
+fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
+    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
+    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
+    bot
+}
+
+/// The bot's own chat lines in game `id`, oldest first (the test's lines in the bot's name,
+/// all commands, left out; no reply starts with `!`).
+fn bot_lines(server: &FakeLichess, id: &str) -> Vec<ChatEntry> {
+    server
+        .game(id)
+        .map(|g| g.chat_log.into_iter().filter(|l| l.user == BOT && !l.text.starts_with('!')).collect())
+        .unwrap_or_default()
+}
+
+/// Sleeps until a reply in `room` would pass the bot's limits: the room's `interval` since its
+/// last line there, and fewer than four lines of the account in the last ten seconds.
+fn wait_for_budget(server: &FakeLichess, id: &str, room: &str, interval: Duration) {
+    let lines = bot_lines(server, id);
+    let margin = Duration::from_millis(600);
+    let mut ready = Instant::now();
+    if let Some(last) = lines.iter().rev().find(|l| l.room == room) {
+        ready = ready.max(last.at + interval + margin);
+    }
+    if lines.len() >= 4 {
+        ready = ready.max(lines[lines.len() - 4].at + ACCOUNT_WINDOW + margin);
+    }
+    std::thread::sleep(ready.saturating_duration_since(Instant::now()));
+}
+
+/// `user` says `text` in `room` once the bot may answer; returns its reply there.
+fn ask(server: &FakeLichess, id: &str, user: &str, room: &str, text: &str, interval: Duration) -> String {
+    wait_for_budget(server, id, room, interval);
+    let before = bot_lines(server, id).len();
+    server.say(id, user, room, text);
+    server.wait_until(Duration::from_secs(10), &format!("the bot answers {text:?} in the {room} room"), |s| {
+        bot_lines(s, id).len() > before
+    });
+    let reply = bot_lines(server, id).remove(before);
+    assert_eq!(reply.room, room, "{reply:?}");
+    assert!(reply.text.chars().count() <= 140, "{reply:?}");
+    reply.text
+}
+
+/// `user` says `text` in `room` once the bot may answer; asserts that it does not.
+fn ignored(server: &FakeLichess, id: &str, user: &str, room: &str, text: &str, interval: Duration) {
+    wait_for_budget(server, id, room, interval);
+    let before = bot_lines(server, id).len();
+    server.say(id, user, room, text);
+    std::thread::sleep(Duration::from_millis(2500));
+    let after = bot_lines(server, id);
+    assert_eq!(after.len(), before, "{text:?} got a reply: {:?}", after.last());
+}
+
+fn still_running(server: &FakeLichess, id: &str) -> GameView {
+    let view = server.game(id).expect("the game exists");
+    assert!(!view.is_over(), "the game ended too early for this check: {view:?}");
+    view
+}
+
+#[test]
+fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mid_game() {
+    let server = FakeLichess::start(FakeConfig::default());
+    let interval = Duration::from_secs(1);
+    let bot = start_bot(
+        &server,
+        &[
+            ("chat", "reply_interval_s = 1\nwait_s = 60"),
+            ("abort", "abort_s = 2"),
+            ("challenge", "concurrency = 1\nmax_waiting = 2"),
+            ("resign", "enabled = false"),
+            ("draw", "offer = false"),
+        ],
+    );
+    // Alice (white) takes 5 s over her first move, then a second a move: the game lasts.
+    let challenge =
+        server.send_challenge(ChallengeSpec::standard("alice", 300, 3).color("white").opponent(
+            Opponent::random(61).first_move_after(Duration::from_secs(5)).think(Duration::from_millis(1200)),
+        ));
+    let game = accepted_game(&server, &challenge);
+    // Bob's challenge waits for the only slot.
+    let waiting = server.send_challenge(ChallengeSpec::standard("bob", 180, 2).opponent(Opponent::random(62)));
+    server.wait_until(Duration::from_secs(10), "the game stream is open", |s| {
+        s.game(&game)
+            .is_some_and(|g| g.game_stream_connections > 0 && g.chat.iter().any(|(_, t)| t.contains("Good luck")))
+    });
+    // !wait before alice's first move: the 2 s abort is pushed back by 60 s.
+    let wait = ask(&server, &game, "alice", "player", "!wait", interval);
+    assert_eq!(wait, "OK, I'll wait 60 more seconds for the first move.");
+    server.wait_until(Duration::from_secs(15), "alice makes her first move", |s| {
+        s.game(&game).is_some_and(|g| g.ply() >= 2 || g.is_over())
+    });
+    assert_eq!(still_running(&server, &game).status, "started", "not aborted");
+    // Spectators: help, name, eval (with a PV in SAN), queue; any case.
+    let help = ask(&server, &game, "carol", "spectator", "!HELP", interval);
+    for command in ["!name", "!eval", "!wait", "!queue"] {
+        assert!(help.contains(command), "{help}");
+    }
+    let name = ask(&server, &game, "carol", "spectator", "!Name", interval);
+    assert!(name.starts_with("ferzbot runs the ferz engine ") && name.contains("4 MB hash, 1 thread"), "{name}");
+    let eval = ask(&server, &game, "dave", "spectator", "!eval", interval);
+    assert!(eval.starts_with("Eval ") && eval.contains("(white's view), depth "), "{eval}");
+    assert!(eval.contains(": ") && eval.split(": ").nth(1).is_some_and(|pv| pv.contains('.')), "a PV in SAN: {eval}");
+    still_running(&server, &game);
+    // The opponent asks for the evaluation mid-game: withheld.
+    let withheld = ask(&server, &game, "alice", "player", "!eval", interval);
+    assert_eq!(withheld, "I'll tell you my evaluation after the game.");
+    still_running(&server, &game);
+    let queue = ask(&server, &game, "carol", "spectator", "!queue", interval);
+    assert_eq!(queue, "Playing 1 game; 1 waiting: bob (3+2)");
+    let late = ask(&server, &game, "alice", "player", "!commands", interval);
+    assert_eq!(late, help, "!commands is !help");
+    // Unknown commands, ordinary chat and the bot's own lines get no reply.
+    ignored(&server, &game, "carol", "spectator", "!dance", interval);
+    ignored(&server, &game, "alice", "player", "good luck!", interval);
+    ignored(&server, &game, BOT, "spectator", "!name", interval);
+    let view = wait_over(&server, &game);
+    assert!(view.status != "aborted", "{view:?}");
+    // After the game (its stream closed) the opponent's !eval is read from the chat, and answered.
+    server.wait_until(Duration::from_secs(10), "the goodbye", |s| {
+        s.game(&game).is_some_and(|g| g.chat.iter().any(|(_, t)| t.contains("Good game")))
+    });
+    let after = ask(&server, &game, "alice", "player", "!eval", interval);
+    assert!(after.starts_with("Eval ") && after.contains("depth "), "{after}");
+    let reads = server.requests().into_iter().filter(|r| r.method == "GET" && r.path.ends_with("/chat")).count();
+    assert!(reads >= 2, "the chat was read after the game: {reads} reads");
+    assert!(
+        bot.log().contains("ignoring an unknown chat command") && bot.log().contains("command=\"dance\""),
+        "{}",
+        bot.log()
+    );
+    // The slot frees and bob's game is played.
+    let bob = accepted_game(&server, &waiting);
+    assert!(matches!(server.challenge_state(&waiting), ChallengeState::Accepted { .. }));
+    wait_over(&server, &bob);
+}
+
+#[test]
+fn a_flood_of_chat_lines_is_held_to_the_limits_and_the_game_finishes() {
+    let server = FakeLichess::start(FakeConfig::default());
+    let bot = start_bot(&server, &[("chat", "reply_interval_s = 2\nmax_replies_per_game = 6")]);
+    let challenge = server.send_challenge(
+        ChallengeSpec::standard("erin", 300, 3)
+            .color("white")
+            .opponent(Opponent::random(63).think(Duration::from_millis(150))),
+    );
+    let game = accepted_game(&server, &challenge);
+    server.wait_until(Duration::from_secs(10), "the game stream is open", |s| {
+        s.game(&game).is_some_and(|g| g.game_stream_connections > 0)
+    });
+    let started = Instant::now();
+    let lines = ["!eval", "!name", "!help", "!queue", "!wait", "!nonsense", "spam spam spam", "!EVAL now"];
+    let mut sent = 0;
+    // Three hundred lines in three seconds, from the opponent and from spectators.
+    while sent < 300 && server.game(&game).is_some_and(|g| !g.is_over()) {
+        let (user, room) = if sent % 3 == 0 { ("erin", "player") } else { ("spectator", "spectator") };
+        let user = if room == "spectator" { format!("{user}{}", sent % 7) } else { user.to_owned() };
+        server.say(&game, &user, room, lines[sent % lines.len()]);
+        sent += 1;
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(sent >= 100, "the game ended before the flood: {sent} lines");
+    let view = wait_over(&server, &game);
+    assert!(view.status != "aborted" && view.ply() > 2, "{view:?}");
+    let replies: Vec<ChatEntry> = bot_lines(&server, &game)
+        .into_iter()
+        .filter(|l| l.at >= started && !l.text.contains("Good game") && !l.text.starts_with("Hi "))
+        .collect();
+    assert!(!replies.is_empty() && replies.len() <= 6, "{} replies: {replies:?}", replies.len());
+    for room in ["player", "spectator"] {
+        let times: Vec<Instant> = replies.iter().filter(|l| l.room == room).map(|l| l.at).collect();
+        for pair in times.windows(2) {
+            assert!(pair[1] - pair[0] >= Duration::from_millis(1900), "{room}: replies {:?} apart", pair[1] - pair[0]);
+        }
+    }
+    // Replies: never a fifth within ten seconds; with the greetings, never Lichess's sixth.
+    for five in replies.windows(5) {
+        assert!(five[4].at - five[0].at >= Duration::from_millis(9800), "{five:?}");
+    }
+    for six in bot_lines(&server, &game).windows(6) {
+        assert!(six[5].at - six[0].at >= Duration::from_millis(9800), "{six:?}");
+    }
+    let log = bot.log();
+    assert!(log.contains("chat reply held back"), "{log}");
+    assert!(log.contains("ignoring an unknown chat command"), "{log}");
+    server.wait_until(Duration::from_secs(5), "the PGN is written", |_| bot.pgns().len() == 1);
+}

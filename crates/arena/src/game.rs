@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use ferz_chess::{Color, DrawReason, Game, GameResult, Move, Outcome, Position, Role, WinReason};
 
-use crate::engine::{EngineScore, Go, MoveRequest, Player, PlayerError};
+use ferz_uci::{EngineScore, Go};
+
+use crate::engine::{MoveRequest, Player, PlayerError};
 use crate::openings::Opening;
 use crate::spec::{DrawAdjudication, Limit, ResignAdjudication};
 
@@ -361,8 +363,8 @@ impl Adjudicator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::MoveReply;
     use ferz_chess::Variant;
+    use ferz_uci::Reply;
 
     /// A scripted player: plays the first legal move (or a given one) and misbehaves on cue.
     struct Scripted {
@@ -409,18 +411,16 @@ mod tests {
             Ok(())
         }
 
-        fn play(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        fn play(&mut self, request: &MoveRequest<'_>) -> Result<Reply, PlayerError> {
             self.seen.push(request.go);
             let action = if self.script.is_empty() { self.then.clone() } else { self.script.remove(0) };
             let position = request.game.position();
             match action {
                 Action::First(score, elapsed) => {
                     let m = position.legal_moves()[0];
-                    Ok(MoveReply { bestmove: position.uci(m), elapsed, score, depth: Some(1) })
+                    Ok(Reply { bestmove: position.uci(m), elapsed, score, depth: Some(1), ..Reply::default() })
                 }
-                Action::Say(text) => {
-                    Ok(MoveReply { bestmove: text.to_owned(), elapsed: Duration::ZERO, score: None, depth: None })
-                }
+                Action::Say(text) => Ok(Reply { bestmove: text.to_owned(), ..Reply::default() }),
                 Action::Crash => Err(PlayerError::Disconnected("the engine exited (signal 11)".to_owned())),
                 Action::Hang => Err(PlayerError::Timeout(request.timeout)),
             }

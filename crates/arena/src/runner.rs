@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, Variant};
 
-use crate::engine::{EngineError, Player, Timeouts, UciEngine};
+use ferz_uci::{Launch, Reply, Setup, Timeouts, UciEngine, UciError};
+
+use crate::engine::{MoveRequest, Player, PlayerError};
 use crate::game::{GameRecord, GameSettings, Termination, play_game};
 use crate::openings::Opening;
 use crate::pgn::{PgnContext, today, write_game};
@@ -71,7 +73,7 @@ pub enum MatchError {
         /// `A` or `B`.
         label: char,
         /// Why.
-        error: EngineError,
+        error: UciError,
     },
     /// The PGN file could not be written.
     #[error("cannot write {path}: {error}")]
@@ -425,7 +427,9 @@ impl Seats<'_> {
                 if attempt > 0 {
                     std::thread::sleep(Duration::from_millis(200));
                 }
-                match UciEngine::start(program, args, config, self.config.variant, self.config.timeouts) {
+                let launch = Launch::new(program, args);
+                let setup = Setup { variant: self.config.variant, options: &config.options, ponder: false };
+                match UciEngine::start(&launch, &setup, self.config.timeouts) {
                     Ok(engine) => {
                         self.engines[i] = Some(engine);
                         break;
@@ -466,14 +470,11 @@ impl Player for Named<'_> {
         self.name
     }
 
-    fn new_game(&mut self) -> Result<(), crate::engine::PlayerError> {
-        self.engine.new_game()
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        Player::new_game(self.engine)
     }
 
-    fn play(
-        &mut self,
-        request: &crate::engine::MoveRequest<'_>,
-    ) -> Result<crate::engine::MoveReply, crate::engine::PlayerError> {
+    fn play(&mut self, request: &MoveRequest<'_>) -> Result<Reply, PlayerError> {
         self.engine.play(request)
     }
 }

@@ -1,6 +1,7 @@
 //! System tests: the real `ferz` binary, run as a process.
 
 mod bot;
+mod bot_engines;
 mod fake_lichess;
 mod match_cli;
 mod nnue;

@@ -1,4 +1,5 @@
-//! The ferz bot: plays a Lichess (or PyChess) BOT account with the ferz engine in process.
+//! The ferz bot: plays a Lichess (or PyChess) BOT account with the ferz engine in process or
+//! any UCI engine.
 //!
 //! - [`config`]: `config/bot.toml`, every key with its default, validated once at start.
 //! - [`bot`]: start-up checks (token, scope, BOT account), the event loop (challenges, games,
@@ -6,6 +7,8 @@
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
+//! - [`player`]: the engine of a game, in process or any UCI engine: searches, pondering, and
+//!   recovery from crashes, hangs and panics.
 //! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`record`], [`book`],
 //!   [`matchmaking`]: the pieces a game and the loop are made of, each testable on its own.
 //!
@@ -20,6 +23,7 @@ pub mod decisions;
 pub mod ending;
 pub mod game;
 pub mod matchmaking;
+pub mod player;
 pub mod record;
 pub mod setup;
 pub mod timers;

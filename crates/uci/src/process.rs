@@ -236,7 +236,9 @@ impl UciControl {
 /// A UCI engine running as a child process.
 pub struct UciEngine {
     pipe: Arc<Pipe>,
-    lines: Receiver<Line>,
+    /// In a mutex only so that the engine is `Sync` (async tasks hold it across awaits); the
+    /// engine's own methods reach it through `&mut self`, without locking.
+    lines: Mutex<Receiver<Line>>,
     name: String,
     options: OptionList,
     timeouts: Timeouts,
@@ -294,7 +296,7 @@ impl UciEngine {
         }
         let mut engine = UciEngine {
             pipe,
-            lines,
+            lines: Mutex::new(lines),
             name: String::new(),
             options: OptionList::default(),
             timeouts,
@@ -398,12 +400,18 @@ impl UciEngine {
         self.pipe.send(command)
     }
 
+    fn lines(&mut self) -> &mut Receiver<Line> {
+        self.lines.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The next line before `deadline` (`None`: no deadline).
     fn next_line_at(&mut self, deadline: Option<Instant>) -> Result<Line, UciError> {
+        let killed = &self.pipe.killed;
+        let lines = self.lines.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
         let received = match deadline {
             Some(deadline) => {
                 let wait = deadline.saturating_duration_since(Instant::now());
-                match self.lines.recv_timeout(wait) {
+                match lines.recv_timeout(wait) {
                     Err(RecvTimeoutError::Timeout) => return Err(UciError::Timeout(wait)),
                     other => other.map_err(|_| ()),
                 }
@@ -411,8 +419,8 @@ impl UciEngine {
             // In slices, so that a kill through a control handle ends the wait even when a
             // stray process still holds the pipe open.
             None => loop {
-                match self.lines.recv_timeout(Duration::from_millis(50)) {
-                    Err(RecvTimeoutError::Timeout) if self.pipe.killed.load(Ordering::Relaxed) => break Err(()),
+                match lines.recv_timeout(Duration::from_millis(50)) {
+                    Err(RecvTimeoutError::Timeout) if killed.load(Ordering::Relaxed) => break Err(()),
                     Err(RecvTimeoutError::Timeout) => {}
                     other => break other.map_err(|_| ()),
                 }
@@ -455,7 +463,7 @@ impl UciEngine {
         // Lines left from an earlier search (late info after bestmove) must not be read as
         // this search's answer.
         loop {
-            match self.lines.try_recv() {
+            match self.lines().try_recv() {
                 Ok(_) => {}
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {

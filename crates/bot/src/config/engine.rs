@@ -297,6 +297,15 @@ impl EngineConfig {
         }
     }
 
+    /// The key that names `variant`'s command: its table's when the table sets one.
+    #[must_use]
+    pub fn command_key(&self, variant: EngineVariant) -> &'static str {
+        match self.override_for(variant).and_then(|table| table.command.as_ref()) {
+            Some(_) => variant.keys().command,
+            None => BASE_KEYS.command,
+        }
+    }
+
     /// The checks of the engine choice: a UCI engine needs a command, a working directory
     /// must exist, option names must be given and must not be ones the bot sets itself.
     pub(super) fn validate_choice(&self) -> Result<(), InvalidSetting> {
@@ -307,7 +316,7 @@ impl EngineConfig {
             let Some(table) = self.override_for(variant) else { continue };
             let choice = self.choice(variant);
             let keys = variant.keys();
-            let command = table.command.as_ref().map_or(BASE_KEYS.command, |_| keys.command);
+            let command = self.command_key(variant);
             let working_dir = table.working_dir.as_ref().map_or(BASE_KEYS.working_dir, |_| keys.working_dir);
             let keys = Keys { command, working_dir, options: keys.options };
             let options: UciOptions = table.options.clone().unwrap_or_default();

@@ -287,7 +287,8 @@ impl Player {
             match brain {
                 Brain::Ferz(engine) => {
                     let engine = engine.unwrap_or_else(|| ctx.fresh_engine());
-                    let (engine, outcome) = inprocess::search(engine, &request, receiver, &ctx).await;
+                    let (engine, outcome) =
+                        inprocess::search(engine, &request, receiver, &ctx, inprocess::ENGINE).await;
                     (Brain::Ferz(Some(engine)), outcome)
                 }
                 Brain::Uci(seat) => {

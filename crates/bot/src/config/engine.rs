@@ -392,6 +392,13 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_settings_file_lists_the_engine_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/bot.toml");
+        let (config, _) = ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(config.engine, BotConfig::default().engine);
+    }
+
+    #[test]
     fn the_in_process_engine_is_the_default_and_ponders() {
         let config = BotConfig::default();
         let choice = config.engine.choice(EngineVariant::Chess960);

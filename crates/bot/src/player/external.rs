@@ -273,7 +273,7 @@ async fn stand_in(
             EngineOptions { hash_mb: FALLBACK_HASH_MB, move_overhead: ctx.overhead(), ..EngineOptions::default() };
         Box::new(Engine::new(options))
     });
-    match inprocess::run(engine, &request.game, limits, watch, progress).await {
+    match inprocess::run(engine, &request.game, limits, watch, progress, inprocess::ENGINE).await {
         Ok((engine, result)) => {
             seat.fallback = Some(engine);
             if watch.stopped { Err(NoMove::Stopped) } else { inprocess::thought_of(result) }

@@ -12,15 +12,18 @@ use ferz_uci::{Go, Launch, Setup, Timeouts, UciEngine};
 /// A UCI engine searching a fixed number of nodes per move. Clones share the process, which is
 /// started at the first move and restarted after a failure.
 #[derive(Clone)]
-pub struct EngineOpponent {
+pub struct EngineOpponent(Arc<Shared>);
+
+/// What the clones share (behind one pointer, so that an [`super::Opponent`] stays small).
+struct Shared {
     launch: Launch,
     nodes: u64,
-    engine: Arc<Mutex<Option<UciEngine>>>,
+    engine: Mutex<Option<UciEngine>>,
 }
 
 impl fmt::Debug for EngineOpponent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "EngineOpponent({}, {} nodes)", self.launch.program.display(), self.nodes)
+        write!(f, "EngineOpponent({}, {} nodes)", self.0.launch.program.display(), self.0.nodes)
     }
 }
 
@@ -28,19 +31,20 @@ impl EngineOpponent {
     /// `program` with `args`, `nodes` per move.
     pub fn new(program: &Path, args: &[&str], nodes: u64) -> EngineOpponent {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        EngineOpponent { launch: Launch::new(program, &args), nodes, engine: Arc::default() }
+        EngineOpponent(Arc::new(Shared { launch: Launch::new(program, &args), nodes, engine: Mutex::default() }))
     }
 
     /// The engine's move in `game`, `None` when it fails (the opponent then plays at random).
     pub(crate) fn choose(&self, game: &Game) -> Option<Move> {
-        let mut slot = self.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let shared = &self.0;
+        let mut slot = shared.engine.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if slot.is_none() {
             let setup = Setup { variant: game.start().variant(), options: &[], ponder: false };
-            *slot = UciEngine::start(&self.launch, &setup, Timeouts::default()).ok();
+            *slot = UciEngine::start(&shared.launch, &setup, Timeouts::default()).ok();
         }
         let engine = slot.as_mut()?;
         let chosen = engine
-            .search(game, &Go::Nodes(self.nodes), Duration::from_secs(10))
+            .search(game, &Go::Nodes(shared.nodes), Duration::from_secs(10))
             .ok()
             .and_then(|reply| game.position().parse_uci(&reply.bestmove).ok());
         if chosen.is_none() {

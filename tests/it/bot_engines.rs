@@ -173,3 +173,102 @@ fn a_missing_engine_program_stops_the_bot_at_start_with_the_key() {
     let log = bot.log();
     assert!(log.contains("engine.command") && log.contains("cannot start /nonexistent/engine"), "{log}");
 }
+
+/// What one configuration's games showed: per move of the bot, the time its clock ran.
+#[derive(Default)]
+struct PonderSample {
+    hits: Vec<u64>,
+    others: Vec<u64>,
+    ponder_hits: u64,
+    ponder_misses: u64,
+    points: f64,
+    games: usize,
+}
+
+fn mean(values: &[u64]) -> f64 {
+    if values.is_empty() { 0.0 } else { values.iter().sum::<u64>() as f64 / values.len() as f64 }
+}
+
+/// A `key=value` field of a log line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace().find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// Pondering on and off over a series of games against an engine opponent that thinks like a
+/// player (Stockfish when installed, else ferz, a fixed node count and a pause per move): the
+/// hit rate and the clock time per move. Run on demand:
+/// `cargo test -p ferz-tests --test it measure_pondering -- --ignored --nocapture`
+/// (`FERZ_PONDER_GAMES`, default 10 per configuration).
+#[test]
+#[ignore = "measurement; run on demand"]
+fn measure_pondering() {
+    let games: usize = std::env::var("FERZ_PONDER_GAMES").ok().and_then(|n| n.parse().ok()).unwrap_or(10);
+    let (program, name) = match stockfish() {
+        Some(path) => (path, "Stockfish"),
+        None => (ferz_binary(), "ferz"),
+    };
+    let mut report = Vec::new();
+    for ponder in [true, false] {
+        let server = FakeLichess::start(FakeConfig::default());
+        let engine = format!("nodes = 0\nponder = {ponder}\nhash_mb = 32");
+        let bot = start_bot(&server, &[("engine", &engine), ("resign", "enabled = false")]);
+        let mut sample = PonderSample::default();
+        for i in 0..games {
+            let opponent = Opponent::random(100 + i as u64)
+                .engine(EngineOpponent::new(&program, &[], 20_000))
+                .think(Duration::from_millis(700));
+            let color = if i % 2 == 0 { "black" } else { "white" };
+            let spec = ChallengeSpec::standard(&format!("opp{i}"), 60, 1).color(color).opponent(opponent);
+            let game = accepted_game(&server, &server.send_challenge(spec));
+            let view = server_wait(&server, &game);
+            sample.points += if view.bot_won() {
+                1.0
+            } else if view.winner.is_none() {
+                0.5
+            } else {
+                0.0
+            };
+            sample.games += 1;
+            let finished = i + 1;
+            server.wait_until(Duration::from_secs(10), "the game-over line", |_| {
+                bot.log().matches("game over").count() == finished
+            });
+        }
+        for line in bot.log().lines() {
+            if line.contains(" searched ") {
+                let ms = field(line, "search_ms").and_then(|v| v.parse().ok()).unwrap_or(0);
+                if field(line, "ponder_hit") == Some("true") { sample.hits.push(ms) } else { sample.others.push(ms) }
+            } else if line.contains("game over") {
+                sample.ponder_hits += field(line, "ponder_hits").and_then(|v| v.parse().ok()).unwrap_or(0);
+                sample.ponder_misses += field(line, "ponder_misses").and_then(|v| v.parse().ok()).unwrap_or(0);
+            }
+        }
+        report.push((ponder, sample));
+    }
+    println!("pondering against {name} (20000 nodes + 700 ms a move), ferz bot at 60+1, {games} games each:");
+    for (ponder, s) in &report {
+        let all: Vec<u64> = s.hits.iter().chain(&s.others).copied().collect();
+        let rate = s.ponder_hits as f64 / (s.ponder_hits + s.ponder_misses).max(1) as f64;
+        println!(
+            "ponder {:<5} score {:.1}/{}  moves {:>4}  hits {:>3} misses {:>3} (hit rate {:.0}%)  clock per move: all {:.0} ms, on hits {:.0} ms, others {:.0} ms",
+            ponder,
+            s.points,
+            s.games,
+            all.len(),
+            s.ponder_hits,
+            s.ponder_misses,
+            rate * 100.0,
+            mean(&all),
+            mean(&s.hits),
+            mean(&s.others)
+        );
+    }
+}
+
+/// Waits for a game of the measurement, which may run long.
+fn server_wait(server: &FakeLichess, game: &str) -> GameView {
+    server.wait_until(Duration::from_secs(600), &format!("game {game} ends"), |s| {
+        s.game(game).is_some_and(|g| g.is_over())
+    });
+    server.game(game).expect("game exists")
+}

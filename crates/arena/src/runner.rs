@@ -428,7 +428,7 @@ impl Seats<'_> {
                     std::thread::sleep(Duration::from_millis(200));
                 }
                 let launch = Launch::new(program, args);
-                let setup = Setup { variant: self.config.variant, options: &config.options, ponder: false };
+                let setup = Setup { variant: self.config.variant, options: &config.options, ponder: config.ponder };
                 match UciEngine::start(&launch, &setup, self.config.timeouts) {
                     Ok(engine) => {
                         self.engines[i] = Some(engine);
@@ -459,10 +459,11 @@ impl Seats<'_> {
     }
 }
 
-/// A named player: the engine, with the name the match gives it.
+/// A named player: the engine, with the name the match gives it and whether it ponders.
 struct Named<'a> {
     engine: &'a mut UciEngine,
     name: &'a str,
+    ponder: bool,
 }
 
 impl Player for Named<'_> {
@@ -476,6 +477,18 @@ impl Player for Named<'_> {
 
     fn play(&mut self, request: &MoveRequest<'_>) -> Result<Reply, PlayerError> {
         self.engine.play(request)
+    }
+
+    fn ponder(&mut self, game: &ferz_chess::Game, go: &ferz_uci::Go) -> Result<bool, PlayerError> {
+        if self.ponder { self.engine.ponder(game, go) } else { Ok(false) }
+    }
+
+    fn ponder_hit(&mut self, timeout: Duration) -> Result<Reply, PlayerError> {
+        self.engine.ponder_hit(timeout)
+    }
+
+    fn ponder_miss(&mut self) -> Result<(), PlayerError> {
+        self.engine.ponder_miss()
     }
 }
 
@@ -511,8 +524,8 @@ fn run_worker(
             }
             let [Some(a), Some(b)] = &mut seats.engines else { unreachable!("both engines ready") };
             let names = display_names(config, [a.id_name(), b.id_name()]);
-            let mut a = Named { engine: a, name: &names[0] };
-            let mut b = Named { engine: b, name: &names[1] };
+            let mut a = Named { engine: a, name: &names[0], ponder: config.engines[0].ponder };
+            let mut b = Named { engine: b, name: &names[1], ponder: config.engines[1].ponder };
             // A has white in the first game of each pair, B in the second.
             let a_white = game_in_pair == 0;
             let players: [&mut dyn Player; 2] = if a_white { [&mut a, &mut b] } else { [&mut b, &mut a] };

@@ -81,13 +81,16 @@ pub struct EngineConfig {
     pub options: Vec<EngineOption>,
     /// The name in the PGN and reports; the engine's `id name` when absent.
     pub name: Option<String>,
+    /// Think on the opponent's time (`go ponder` on the expected reply, then `ponderhit` or
+    /// `stop`).
+    pub ponder: bool,
 }
 
 impl EngineConfig {
     /// An engine with no options and its own name.
     #[must_use]
     pub fn new(command: EngineCommand) -> EngineConfig {
-        EngineConfig { command, options: Vec::new(), name: None }
+        EngineConfig { command, options: Vec::new(), name: None, ponder: false }
     }
 }
 
@@ -96,6 +99,9 @@ impl fmt::Display for EngineConfig {
         write!(f, "{}", self.command)?;
         for option in &self.options {
             write!(f, " {option}")?;
+        }
+        if self.ponder {
+            write!(f, " (pondering)")?;
         }
         Ok(())
     }

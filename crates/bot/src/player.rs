@@ -273,10 +273,7 @@ impl Player {
 
     /// Starts a search; `None` while another one runs.
     pub fn think(&mut self, request: SearchRequest) -> Option<Search> {
-        let brain = match self.brain.take() {
-            Some(brain) => brain,
-            None => return None,
-        };
+        let brain = self.brain.take()?;
         let (signal, receiver) = watch::channel(Signal::Run);
         let ctx = self.ctx.clone();
         let ply = request.game.moves().len();

@@ -478,6 +478,17 @@ impl UciEngine {
         Ok(())
     }
 
+    /// Sends `ponderhit` to the running `go ponder`: the search goes on under the clock, and
+    /// [`Reply::elapsed`] counts from now (the time the clock ran, not the time pondered).
+    ///
+    /// # Errors
+    /// When the engine is gone.
+    pub fn ponderhit(&mut self) -> Result<(), UciError> {
+        self.send("ponderhit")?;
+        self.search_started = Instant::now();
+        Ok(())
+    }
+
     /// Reads the running search's `info` lines (each handed to `on_info`) until `bestmove`,
     /// or until `deadline` (`None`: as long as it takes, for pondering; a [`UciControl`] can
     /// still stop or kill the engine).

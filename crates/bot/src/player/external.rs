@@ -121,7 +121,8 @@ pub(super) async fn search(
             }
         };
         match attempt(engine, request, &mut watch, &progress, ctx, failures).await {
-            Attempt::Answered(engine, reply) => {
+            Attempt::Answered(answer) => {
+                let (engine, reply) = *answer;
                 seat.engine = Some(engine);
                 if watch.stopped {
                     return (seat, Err(NoMove::Stopped));
@@ -155,7 +156,7 @@ pub(super) async fn search(
 /// How one search with a running engine ended.
 enum Attempt {
     /// `bestmove` came (perhaps only after `stop`).
-    Answered(UciEngine, Reply),
+    Answered(Box<(UciEngine, Reply)>),
     /// The engine is gone: it crashed, or it hung and was killed.
     Lost(String),
 }
@@ -240,7 +241,7 @@ async fn attempt(
         }
     };
     match joined {
-        Ok((engine, Ok(reply))) => Attempt::Answered(engine, reply),
+        Ok((engine, Ok(reply))) => Attempt::Answered(Box::new((engine, reply))),
         Ok((_, Err(e))) if killed => Attempt::Lost(format!("hung (no bestmove, no answer to stop; killed): {e}")),
         Ok((_, Err(e))) => Attempt::Lost(format!("crashed: {e}")),
         Err(e) => Attempt::Lost(format!("its thread failed: {e}")),

@@ -181,6 +181,7 @@ struct PonderSample {
     others: Vec<u64>,
     ponder_hits: u64,
     ponder_misses: u64,
+    pondered_ms: u64,
     points: f64,
     games: usize,
 }
@@ -241,6 +242,7 @@ fn measure_pondering() {
             } else if line.contains("game over") {
                 sample.ponder_hits += field(line, "ponder_hits").and_then(|v| v.parse().ok()).unwrap_or(0);
                 sample.ponder_misses += field(line, "ponder_misses").and_then(|v| v.parse().ok()).unwrap_or(0);
+                sample.pondered_ms += field(line, "pondered_ms").and_then(|v| v.parse().ok()).unwrap_or(0);
             }
         }
         report.push((ponder, sample));
@@ -250,7 +252,7 @@ fn measure_pondering() {
         let all: Vec<u64> = s.hits.iter().chain(&s.others).copied().collect();
         let rate = s.ponder_hits as f64 / (s.ponder_hits + s.ponder_misses).max(1) as f64;
         println!(
-            "ponder {:<5} score {:.1}/{}  moves {:>4}  hits {:>3} misses {:>3} (hit rate {:.0}%)  clock per move: all {:.0} ms, on hits {:.0} ms, others {:.0} ms",
+            "ponder {:<5} score {:.1}/{}  moves {:>4}  hits {:>3} misses {:>3} (hit rate {:.0}%)  pondered before a hit {:.0} ms (saved per move {:.0} ms)  clock per move: all {:.0} ms, on hits {:.0} ms, others {:.0} ms",
             ponder,
             s.points,
             s.games,
@@ -258,6 +260,8 @@ fn measure_pondering() {
             s.ponder_hits,
             s.ponder_misses,
             rate * 100.0,
+            s.pondered_ms as f64 / s.ponder_hits.max(1) as f64,
+            s.pondered_ms as f64 / all.len().max(1) as f64,
             mean(&all),
             mean(&s.hits),
             mean(&s.others)

@@ -150,6 +150,10 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     for engine in crate::player::check_engines(&config.engine, &engine_variants).await.map_err(BotError::Engine)? {
         tracing::info!(engine = %engine, "external engine checked");
     }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if let Some(warning) = crate::player::ponder_warning(&config.engine, config.challenge.concurrency, cores) {
+        tracing::warn!("{warning}");
+    }
     if !platform.supports(Endpoint::CreateChallenge) && config.matchmaking.enabled {
         tracing::warn!(
             "matchmaking is not available on PyChess (BOT accounts cannot create challenges there); it stays off: players challenge the bot from the PyChess lobby"

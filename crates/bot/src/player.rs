@@ -34,7 +34,7 @@ use tokio::task::JoinHandle;
 pub use budget::OurClock;
 
 use crate::clock::engine_options;
-use crate::config::{EngineChoice, EngineConfig, EngineKind};
+use crate::config::{EngineChoice, EngineConfig, EngineKind, EngineVariant};
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -446,7 +446,6 @@ pub struct EngineCheckError {
 /// # Errors
 /// The first engine that cannot play, with the key that chose it.
 pub async fn check_engines(config: &EngineConfig, variants: &[&str]) -> Result<Vec<String>, EngineCheckError> {
-    use crate::config::EngineVariant;
     let mut checked: Vec<(EngineVariant, ferz_chess::Variant)> = Vec::new();
     let mut report = Vec::new();
     for &key in variants {
@@ -481,4 +480,104 @@ pub async fn check_engines(config: &EngineConfig, variants: &[&str]) -> Result<V
         report.push(format!("{name} for {key}"));
     }
     Ok(report)
+}
+
+/// A warning when pondering games would compete for the cores: each pondering game keeps its
+/// engine's threads busy on the opponent's time, so with more threads than cores the games'
+/// own searches get less of the machine (their time use follows the wall clock: they play
+/// weaker moves, not later ones).
+#[must_use]
+pub fn ponder_warning(config: &EngineConfig, concurrency: usize, cores: usize) -> Option<String> {
+    let ponders = EngineVariant::ALL.iter().any(|&v| config.choice(v).ponder);
+    let busy = concurrency.saturating_mul(config.threads);
+    (ponders && busy > cores).then(|| {
+        format!(
+            "pondering with {concurrency} games of {} thread(s) on {cores} cores: the searches will compete for the cores (set [engine] ponder = false or lower the concurrency)",
+            config.threads
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use ferz_chess::Variant;
+
+    use super::*;
+
+    #[test]
+    fn pondering_more_games_than_cores_is_worth_a_warning() {
+        let mut config = EngineConfig::default();
+        assert_eq!(ponder_warning(&config, 2, 2), None);
+        let warning = ponder_warning(&config, 4, 2).unwrap();
+        assert!(warning.starts_with("pondering with 4 games of 1 thread(s) on 2 cores"), "{warning}");
+        config.threads = 2;
+        assert!(ponder_warning(&config, 2, 2).is_some());
+        config.ponder = false;
+        assert_eq!(ponder_warning(&config, 64, 2), None);
+    }
+
+    #[test]
+    fn a_ponder_plan_is_used_once_and_only_after_our_move() {
+        let config = EngineConfig { hash_mb: 1, ..EngineConfig::default() };
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let _guard = runtime.enter();
+        let mut player = Player::new("g", config.choice(EngineVariant::Standard), &config, Variant::Chess);
+        let mut game = Game::new(Position::new(Variant::Chess));
+        let ours = game.position().parse_uci("e2e4").unwrap();
+        let mut after = *game.position();
+        after.play_unchecked(ours);
+        let expected = after.parse_uci("e7e5").unwrap();
+        let thought = Thought { best: ours, ponder: Some(expected), score: None, depth: 0, nodes: 0, pv: vec![ours] };
+        player.ponder_plan(0, ours, &thought);
+        assert_eq!(player.ponder_move(&game), None, "our move is not on the board yet: the plan is dropped");
+        player.ponder_plan(0, ours, &thought);
+        game.play(ours).unwrap();
+        assert_eq!(player.ponder_move(&game), Some(expected));
+        assert_eq!(player.ponder_move(&game), None, "used once");
+    }
+
+    #[test]
+    fn a_ponder_search_meets_the_opponents_move() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let config = EngineConfig { hash_mb: 1, nodes: 300, ..EngineConfig::default() };
+            let mut player = Player::new("g", config.choice(EngineVariant::Standard), &config, Variant::Chess);
+            let mut game = Game::new(Position::new(Variant::Chess));
+            game.play_uci("e2e4").unwrap();
+            let mut pondered = game.clone();
+            pondered.play_uci("e7e5").unwrap();
+            let limits = SearchLimits { ponder: true, ..SearchLimits::nodes(300) };
+            let request = SearchRequest { game: pondered.clone(), limits, clock: None, state_at: Instant::now() };
+            let mut search = player.think(request.clone()).unwrap();
+            assert!(player.think(request.clone()).is_none(), "one search at a time");
+            let mut stats = PonderStats::default();
+            let at = Instant::now();
+            assert_eq!(search.meet(&game, at, &mut stats), None, "not the opponent's answer yet");
+            assert_eq!(search.meet(&pondered, at, &mut stats), Some(PonderOutcome::Hit));
+            assert!(search.was_hit() && !search.is_pondering() && search.started == at);
+            let end = search.finished().await;
+            let thought = player.settle(end).unwrap();
+            assert!(pondered.position().legal_moves().contains(&thought.best));
+            assert_eq!(player.last(), Some(&thought));
+            // A miss: another reply; the caller stops the search, which ends without a move.
+            let mut search = player.think(request).unwrap();
+            let mut other = game.clone();
+            other.play_uci("c7c5").unwrap();
+            assert_eq!(search.meet(&other, Instant::now(), &mut stats), Some(PonderOutcome::Miss));
+            assert!(!search.is_for(&other));
+            player.stop(search).await;
+            assert_eq!((stats.hits, stats.misses), (1, 1));
+            assert!(
+                player
+                    .think(SearchRequest {
+                        game,
+                        limits: SearchLimits::nodes(100),
+                        clock: None,
+                        state_at: Instant::now()
+                    })
+                    .is_some(),
+                "the engine is back after the stop"
+            );
+        });
+    }
 }

@@ -113,9 +113,27 @@ pub(super) async fn search(
             tracing::warn!(game = %ctx.game_id, engine = %engine_name, "no time left to start the engine");
             break;
         };
-        let engine = match seat.ready(ctx, budget).await {
-            Ok(engine) => engine,
-            Err(why) => {
+        let clock_ran = watch.clock_runs(request);
+        let ready = {
+            // A start can take seconds: the game's stop (a ponder miss) must not wait for it,
+            // and a ponder hit cuts the wait to what the clock allows (the start goes on).
+            let ready = seat.ready(ctx, budget);
+            tokio::pin!(ready);
+            loop {
+                tokio::select! {
+                    ready = &mut ready => break Some(ready),
+                    _ = watch.next(), if !watch.stopped => {
+                        if watch.stopped || watch.clock_runs(request) != clock_ran {
+                            break None;
+                        }
+                    }
+                }
+            }
+        };
+        let engine = match ready {
+            None => continue,
+            Some(Ok(engine)) => engine,
+            Some(Err(why)) => {
                 tracing::error!(game = %ctx.game_id, engine = %engine_name, error = %why, "the external engine is not available");
                 break;
             }

@@ -1,11 +1,15 @@
-//! A misbehaving UCI engine for `ferz match` system tests.
+//! A misbehaving UCI engine for the `ferz match` and `ferz bot` system tests.
 //!
-//! `fake-uci [MODE [N [MS]]]` plays the first legal move of every position and reports a
-//! score of 0, except that on its N-th `go` (counted over the process's life) it:
-//! `illegal` answers a well-formed illegal move; `crash` exits without answering; `hang` never
-//! answers, not even `stop`; `slow` answers after MS milliseconds. `pace` answers every `go`
-//! after MS milliseconds (N is ignored). `no-uciok` never finishes the handshake. Without a mode
-//! it always plays legally.
+//! `fake-uci [MODE [N [MS]]]` plays the first legal move of every position (naming the first
+//! legal reply as its ponder move) and reports a score of 0, except that on its N-th `go`
+//! (counted over the process's life) it: `illegal` answers a well-formed illegal move; `crash`
+//! exits without answering; `hang` never answers, not even `stop`; `slow` answers after MS
+//! milliseconds. `crash-after` and `hang-after` do the same after N answered searches (on the
+//! N+1-th `go`), so that a restarted engine plays N more moves before it fails again. `pace`
+//! answers every `go` after MS milliseconds (N is ignored). `no-uciok` never finishes the
+//! handshake. Without a mode it always plays legally.
+//!
+//! `go ponder` is answered only after `ponderhit` or `stop`, as the protocol requires.
 
 use std::io::{BufRead, Write};
 
@@ -13,8 +17,13 @@ use ferz_chess::{Game, Position, Square, Variant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mode = args.first().map_or("legal", String::as_str).to_owned();
-    let at: u32 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1);
+    let given = args.first().map_or("legal", String::as_str).to_owned();
+    let n: u32 = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1);
+    // `crash-after N` is `crash` on the go after N answered ones.
+    let (mode, at) = match given.strip_suffix("-after") {
+        Some(base) => (base.to_owned(), n + 1),
+        None => (given, n),
+    };
     let millis: u64 = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(1000);
     let mut out = std::io::stdout();
     let mut say = |line: &str| {
@@ -25,6 +34,8 @@ fn main() {
     let mut chess960 = false;
     let mut game = Game::new(Position::new(Variant::Chess));
     let mut searches = 0;
+    // A `go ponder` waiting for `ponderhit` or `stop`: the answer it will give.
+    let mut pondering: Option<String> = None;
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -35,6 +46,7 @@ fn main() {
                 say("option name UCI_Chess960 type check default false");
                 say("option name UCI_Variant type combo default chess var chess var shatranj");
                 say("option name Hash type spin default 1 min 1 max 16");
+                say("option name Ponder type check default false");
                 say("uciok");
             }
             Some("isready") => say("readyok"),
@@ -65,6 +77,11 @@ fn main() {
                     game.play_uci(m).expect("legal moves from the arbiter");
                 }
             }
+            Some("ponderhit" | "stop") => {
+                if let Some(answer) = pondering.take() {
+                    say(&answer);
+                }
+            }
             Some("go") => {
                 searches += 1;
                 let position = *game.position();
@@ -92,10 +109,20 @@ fn main() {
                 if mode == "pace" {
                     std::thread::sleep(std::time::Duration::from_millis(millis));
                 }
-                say("info depth 1 score cp 0 nodes 1 pv");
-                match legal.first() {
-                    Some(&m) => say(&format!("bestmove {}", position.uci(m))),
-                    None => say("bestmove (none)"),
+                let answer = match legal.first() {
+                    Some(&m) => {
+                        let mut after = position;
+                        after.play_unchecked(m);
+                        let reply = after.legal_moves().first().map(|&r| format!(" ponder {}", after.uci(r)));
+                        say(&format!("info depth 1 score cp 0 nodes 1 pv {}", position.uci(m)));
+                        format!("bestmove {}{}", position.uci(m), reply.unwrap_or_default())
+                    }
+                    None => "bestmove (none)".to_owned(),
+                };
+                if words.get(1) == Some(&"ponder") {
+                    pondering = Some(answer);
+                } else {
+                    say(&answer);
                 }
             }
             Some("quit") => break,

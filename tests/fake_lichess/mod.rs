@@ -82,6 +82,7 @@
 //!   opponent just stops moving (no `opponentGone`): its clock runs out.
 
 mod endpoints;
+mod engine_opponent;
 mod faults;
 mod json;
 mod opponents;
@@ -97,6 +98,7 @@ use std::time::{Duration, Instant};
 
 use ferz_testserver::{Listener, Recorded, Server};
 
+pub use engine_opponent::EngineOpponent;
 pub use faults::Fault;
 pub use opponents::Opponent;
 

@@ -22,6 +22,7 @@ pub struct Opponent {
     pub(crate) gone: Option<(usize, Duration)>,
     pub(crate) takeback_at: Vec<usize>,
     pub(crate) takeback_wait: Duration,
+    pub(crate) engine: Option<super::EngineOpponent>,
 }
 
 impl Opponent {
@@ -39,6 +40,7 @@ impl Opponent {
             gone: None,
             takeback_at: Vec::new(),
             takeback_wait: Duration::from_secs(1),
+            engine: None,
         }
     }
 
@@ -47,6 +49,13 @@ impl Opponent {
     #[must_use]
     pub fn moves(mut self, uci: &[&str]) -> Opponent {
         self.script = uci.iter().map(|m| m.to_string()).collect();
+        self
+    }
+
+    /// Plays the moves of a UCI engine (after any scripted ones; a random move if it fails).
+    #[must_use]
+    pub fn engine(mut self, engine: super::EngineOpponent) -> Opponent {
+        self.engine = Some(engine);
         self
     }
 
@@ -271,12 +280,16 @@ impl State {
     }
 }
 
-/// The opponent's move: the scripted one when legal, else a random legal move.
+/// The opponent's move: the scripted one when legal, else the engine's, else a random legal
+/// move.
 fn choose_move(game: &mut super::state::GameSim) -> Option<Move> {
     let position = *game.board.position();
     if let Some(text) = game.opp.script.script.get(game.opp.played)
         && let Ok(m) = position.parse_uci(text)
     {
+        return Some(m);
+    }
+    if let Some(m) = game.opp.script.engine.as_ref().and_then(|engine| engine.choose(&game.board)) {
         return Some(m);
     }
     let legal = position.legal_moves();

@@ -38,7 +38,7 @@ pub(super) fn wait_over(server: &FakeLichess, game: &str) -> GameView {
 
 /// Replays the server's record with our rules: every move legal, and the final status agrees
 /// with the position when the game ended on the board.
-fn assert_legal(view: &GameView) {
+pub(super) fn assert_legal(view: &GameView) {
     assert!(view.illegal_moves_from_bot.is_empty(), "illegal moves from the bot: {:?}", view.illegal_moves_from_bot);
     let variant = if view.variant == "standard" { Variant::Chess } else { Variant::Chess960 };
     let start = if view.initial_fen == "startpos" {

@@ -3,6 +3,7 @@
 mod bot;
 mod bot_chat;
 mod bot_records;
+mod bot_engines;
 mod fake_lichess;
 mod match_cli;
 mod nnue;

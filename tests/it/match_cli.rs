@@ -452,3 +452,48 @@ fn ctrl_c_finishes_the_games_in_progress_and_resume_plays_only_the_rest() {
         assert_eq!(before.game.moves(), after.game.moves());
     }
 }
+
+/// The move times of the PGN's comments (`{+0.00/1 0.312s}`), game by game.
+fn comment_times(pgn: &Path) -> Vec<Vec<f64>> {
+    let text = std::fs::read_to_string(pgn).expect("PGN written");
+    text.split("[Event ")
+        .skip(1)
+        .map(|game| {
+            game.split('{')
+                .skip(1)
+                .filter_map(|c| c.split('}').next()?.split_whitespace().last()?.strip_suffix('s')?.parse().ok())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_pondering_engine_answers_a_hit_from_its_ponder_search() {
+    // A searches 300 ms a move, B 500 ms and plays the first legal move: exactly the reply A
+    // expects. Pondering, A has its answer ready when B moves; without, it takes its 300 ms.
+    for ponder in [true, false] {
+        let dir = TempDir::new("match-ponder");
+        let pgn = dir.path().join("games.pgn");
+        let (a, b) = (fake("pace 1 300"), fake("pace 1 500"));
+        let mut args = vec!["match", "--engine-a", &a, "--engine-b", &b, "--games", "2", "--tc", "60+0"];
+        args.extend(["--max-plies", "12", "--random-plies", "0", "--pgn", pgn.to_str().unwrap()]);
+        if ponder {
+            args.push("--ponder-a");
+        }
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        assert_eq!(stdout.matches("Finished game").count(), 2, "{stdout}");
+        let games = comment_times(&pgn);
+        // A has white in the first game and black in the second; its first move has nothing
+        // pondered before it.
+        let a_times: Vec<f64> =
+            games[0].iter().step_by(2).skip(1).chain(games[1].iter().skip(1).step_by(2).skip(1)).copied().collect();
+        assert!(a_times.len() >= 8, "{games:?}");
+        let slow = a_times.iter().filter(|&&t| t >= 0.25).count();
+        if ponder {
+            assert_eq!(slow, 0, "every hit answered at once: {a_times:?}");
+        } else {
+            assert_eq!(slow, a_times.len(), "each move searched: {a_times:?}");
+        }
+    }
+}

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use ferz_chess::{Color, DrawReason, Game, GameResult, Move, Outcome, Position, Role, WinReason};
 
-use crate::engine::{EngineScore, Go, MoveRequest, Player, PlayerError};
+use ferz_uci::{EngineScore, Go};
+
+use crate::engine::{MoveRequest, Player, PlayerError};
 use crate::openings::Opening;
 use crate::spec::{DrawAdjudication, Limit, ResignAdjudication};
 
@@ -144,12 +146,33 @@ fn side(color: Color) -> &'static str {
 }
 
 /// Plays one game from `opening`: `players[0]` has white. Stops early, unfinished, when `stop`
-/// is set.
+/// is set. Players that ponder think on their opponent's time about the reply they expect, and
+/// are stopped when the game ends.
 pub fn play_game(
     players: [&mut dyn Player; 2],
     opening: &Opening,
     settings: &GameSettings,
     stop: &AtomicBool,
+) -> GameRecord {
+    let mut players = players;
+    let mut pondering = [None, None];
+    let record = play_moves(&mut players, opening, settings, stop, &mut pondering);
+    for (player, expected) in players.iter_mut().zip(pondering) {
+        if expected.is_some() {
+            let _ = player.ponder_miss();
+        }
+    }
+    record
+}
+
+/// The moves of [`play_game`]; `pondering` holds, per colour, the reply a pondering player
+/// expects.
+fn play_moves(
+    players: &mut [&mut dyn Player; 2],
+    opening: &Opening,
+    settings: &GameSettings,
+    stop: &AtomicBool,
+    pondering: &mut [Option<Move>; 2],
 ) -> GameRecord {
     let [white, black] = players;
     let mut record = GameRecord {
@@ -168,7 +191,6 @@ pub fn play_game(
         }
         record.moves.push(PlayedMove { mv: m, thought: None });
     }
-    let players = [white, black];
     let mut clocks = match settings.limit {
         Limit::Clock { base, .. } => [base, base],
         _ => [Duration::ZERO; 2],
@@ -194,16 +216,18 @@ pub fn play_game(
             return record;
         }
         let us = game.position().turn();
-        let (go, timeout) = match settings.limit {
-            Limit::Clock { increment, .. } => (
-                Go::Clock { wtime: clocks[0], btime: clocks[1], winc: increment, binc: increment },
-                clocks[us.index()] + settings.time_margin,
-            ),
-            Limit::Nodes(n) => (Go::Nodes(n), settings.stall_timeout),
-            Limit::Depth(d) => (Go::Depth(d), settings.stall_timeout),
-            Limit::MoveTime(t) => (Go::MoveTime(t), t + settings.time_margin),
+        let player: &mut dyn Player = if us.is_white() { &mut **white } else { &mut **black };
+        let (go, timeout) = go_and_timeout(settings, clocks, us);
+        let reply = match pondering[us.index()].take() {
+            // The clock of a ponder hit runs from the hit: `elapsed` counts from there.
+            Some(expected) if game.moves().last() == Some(&expected) => player.ponder_hit(timeout),
+            Some(_) => {
+                // A miss: a player that cannot even stop will fail its next search as well.
+                let _ = player.ponder_miss();
+                player.play(&MoveRequest { game: &game, go, timeout })
+            }
+            None => player.play(&MoveRequest { game: &game, go, timeout }),
         };
-        let reply = players[us.index()].play(&MoveRequest { game: &game, go, timeout });
         let reply = match reply {
             Ok(reply) => reply,
             Err(PlayerError::Disconnected(why)) => {
@@ -264,6 +288,28 @@ pub fn play_game(
             end(&mut record, result, Termination::Adjudication, reason);
             return record;
         }
+        // On the opponent's time: the reply this player expects, if it names one.
+        if let Some(expected) = reply.ponder.as_deref().and_then(|text| game.position().parse_uci(text).ok()) {
+            let mut pondered = game.clone();
+            pondered.play(expected).expect("parse_uci returns legal moves");
+            let (go, _) = go_and_timeout(settings, clocks, !us);
+            if pondered.outcome().is_none() && matches!(player.ponder(&pondered, &go), Ok(true)) {
+                pondering[us.index()] = Some(expected);
+            }
+        }
+    }
+}
+
+/// The `go` of the side `us` to move, and how long to wait for its answer.
+fn go_and_timeout(settings: &GameSettings, clocks: [Duration; 2], us: Color) -> (Go, Duration) {
+    match settings.limit {
+        Limit::Clock { increment, .. } => (
+            Go::Clock { wtime: clocks[0], btime: clocks[1], winc: increment, binc: increment },
+            clocks[us.index()] + settings.time_margin,
+        ),
+        Limit::Nodes(n) => (Go::Nodes(n), settings.stall_timeout),
+        Limit::Depth(d) => (Go::Depth(d), settings.stall_timeout),
+        Limit::MoveTime(t) => (Go::MoveTime(t), t + settings.time_margin),
     }
 }
 
@@ -361,8 +407,8 @@ impl Adjudicator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::MoveReply;
     use ferz_chess::Variant;
+    use ferz_uci::Reply;
 
     /// A scripted player: plays the first legal move (or a given one) and misbehaves on cue.
     struct Scripted {
@@ -409,22 +455,127 @@ mod tests {
             Ok(())
         }
 
-        fn play(&mut self, request: &MoveRequest<'_>) -> Result<MoveReply, PlayerError> {
+        fn play(&mut self, request: &MoveRequest<'_>) -> Result<Reply, PlayerError> {
             self.seen.push(request.go);
             let action = if self.script.is_empty() { self.then.clone() } else { self.script.remove(0) };
             let position = request.game.position();
             match action {
                 Action::First(score, elapsed) => {
                     let m = position.legal_moves()[0];
-                    Ok(MoveReply { bestmove: position.uci(m), elapsed, score, depth: Some(1) })
+                    Ok(Reply { bestmove: position.uci(m), elapsed, score, depth: Some(1), ..Reply::default() })
                 }
-                Action::Say(text) => {
-                    Ok(MoveReply { bestmove: text.to_owned(), elapsed: Duration::ZERO, score: None, depth: None })
-                }
+                Action::Say(text) => Ok(Reply { bestmove: text.to_owned(), ..Reply::default() }),
                 Action::Crash => Err(PlayerError::Disconnected("the engine exited (signal 11)".to_owned())),
                 Action::Hang => Err(PlayerError::Timeout(request.timeout)),
             }
         }
+    }
+
+    /// A player that names the first legal reply as its ponder move and records what the
+    /// arbiter asks of it; `pick` chooses its moves.
+    struct Ponderer {
+        pick: fn(&Position) -> Move,
+        ponders: bool,
+        /// `(hits, misses, ponder searches started)`.
+        counts: (u32, u32, u32),
+        /// The position of the running ponder search.
+        pondering: Option<Game>,
+        ponder_goes: Vec<Go>,
+    }
+
+    impl Ponderer {
+        fn new(pick: fn(&Position) -> Move, ponders: bool) -> Ponderer {
+            Ponderer { pick, ponders, counts: (0, 0, 0), pondering: None, ponder_goes: Vec::new() }
+        }
+
+        fn answer(&self, position: &Position, elapsed: Duration) -> Reply {
+            let m = (self.pick)(position);
+            let mut after = *position;
+            after.play_unchecked(m);
+            let ponder = after.legal_moves().first().map(|&r| after.uci(r));
+            Reply { bestmove: position.uci(m), ponder, elapsed, depth: Some(1), ..Reply::default() }
+        }
+    }
+
+    impl Player for Ponderer {
+        fn name(&self) -> &str {
+            "ponderer"
+        }
+
+        fn new_game(&mut self) -> Result<(), PlayerError> {
+            Ok(())
+        }
+
+        fn play(&mut self, request: &MoveRequest<'_>) -> Result<Reply, PlayerError> {
+            assert!(self.pondering.is_none(), "a search while pondering");
+            Ok(self.answer(request.game.position(), Duration::from_millis(300)))
+        }
+
+        fn ponder(&mut self, game: &Game, go: &Go) -> Result<bool, PlayerError> {
+            if self.ponders {
+                self.counts.2 += 1;
+                self.pondering = Some(game.clone());
+                self.ponder_goes.push(*go);
+            }
+            Ok(self.ponders)
+        }
+
+        fn ponder_hit(&mut self, _: Duration) -> Result<Reply, PlayerError> {
+            self.counts.0 += 1;
+            let game = self.pondering.take().expect("pondering");
+            // The time from the hit: the search had mostly been done on the opponent's time.
+            Ok(self.answer(game.position(), Duration::from_millis(20)))
+        }
+
+        fn ponder_miss(&mut self) -> Result<(), PlayerError> {
+            self.counts.1 += 1;
+            self.pondering.take().expect("pondering");
+            Ok(())
+        }
+    }
+
+    fn first(position: &Position) -> Move {
+        position.legal_moves()[0]
+    }
+
+    fn last(position: &Position) -> Move {
+        *position.legal_moves().last().expect("a legal move")
+    }
+
+    #[test]
+    fn pondering_players_continue_on_a_hit_and_are_stopped_on_a_miss_and_at_the_end() {
+        let settings = GameSettings {
+            limit: Limit::Clock { base: Duration::from_secs(10), increment: Duration::ZERO },
+            max_plies: Some(20),
+            ..GameSettings::default()
+        };
+        // The opponent plays the first legal move: exactly the reply expected.
+        let mut white = Ponderer::new(first, true);
+        let mut black = Ponderer::new(first, false);
+        let record = play_game([&mut white, &mut black], &standard(), &settings, &AtomicBool::new(false));
+        let (hits, misses, started) = white.counts;
+        let white_moves = record.engine_plies().div_ceil(2) as u32;
+        // A move whose expected reply ends the game starts no ponder search.
+        assert!(
+            hits >= 3 && hits + misses == started && started + 1 >= white_moves,
+            "{:?} {}",
+            white.counts,
+            record.reason
+        );
+        assert!(misses <= 1, "only a ponder search still running at the game's end is stopped");
+        assert!(white.pondering.is_none() && black.counts == (0, 0, 0));
+        // White's clock lost 300 ms for its first move, then 20 ms from each hit.
+        let white_times: Vec<u128> =
+            record.moves.iter().step_by(2).map(|m| m.thought.expect("engine move").elapsed.as_millis()).collect();
+        assert_eq!(white_times[..3], [300, 20, 20]);
+        // Each ponder search got the clocks as they stood after white's move.
+        let Go::Clock { wtime, btime, .. } = white.ponder_goes[1] else { panic!("a clock go") };
+        assert_eq!((wtime, btime), (Duration::from_millis(9680), Duration::from_millis(9700)));
+        // Another reply every time: every ponder search is a miss and the move is searched anew.
+        let mut white = Ponderer::new(first, true);
+        let mut black = Ponderer::new(last, false);
+        play_game([&mut white, &mut black], &standard(), &settings, &AtomicBool::new(false));
+        assert_eq!((white.counts.0, white.counts.1), (0, white.counts.2));
     }
 
     fn opening(fen: &str, variant: Variant) -> Opening {

@@ -8,8 +8,8 @@
 //! score is reported as Elo with a 95% interval from the pentanomial pair statistics, and an
 //! optional SPRT stops the match when it decides ([`stats`] documents the formulas).
 //!
-//! It knows the rules (`ferz-chess`) and engines as UCI processes; nothing of the in-process
-//! engine, datasets or the network.
+//! It knows the rules (`ferz-chess`) and engines as UCI processes (`ferz-uci`); nothing of the
+//! in-process engine, datasets or the network.
 //!
 //! ```no_run
 //! use ferz_arena::{EngineCommand, EngineConfig, GameSettings, Limit, MatchConfig, OpeningSettings, run_match, schedule};
@@ -45,10 +45,12 @@ mod runner;
 pub mod spec;
 pub mod stats;
 
-pub use engine::{EngineScore, Player, Timeouts, UciEngine};
+pub use engine::{MoveRequest, Player, PlayerError};
+// The UCI process layer lives in `ferz-uci`; these are the parts a match's caller names.
+pub use ferz_uci::{EngineOption, EngineScore, Reply, Timeouts, UciEngine, UciError};
 pub use game::{GameRecord, GameSettings, Termination, play_game};
 pub use openings::{BookOrder, Opening, OpeningSettings, load_book, schedule};
 pub use resume::{PlayedGame, ResumeError, load_played};
 pub use runner::{MatchConfig, MatchControl, MatchError, MatchSummary, run_match};
-pub use spec::{DrawAdjudication, EngineCommand, EngineConfig, EngineOption, Limit, ResignAdjudication, SpecError};
+pub use spec::{DrawAdjudication, EngineCommand, EngineConfig, Limit, ResignAdjudication, SpecError};
 pub use stats::{Pentanomial, Sprt, SprtModel, SprtStatus, Wdl};

@@ -70,10 +70,10 @@ pub fn write_game(record: &GameRecord, context: &PgnContext) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::EngineScore;
     use crate::game::{PlayedMove, Termination};
     use ferz_chess::Color;
     use ferz_chess::{Position, Variant, parse_pgn};
+    use ferz_uci::EngineScore;
     use std::time::Duration;
 
     fn context() -> PgnContext {

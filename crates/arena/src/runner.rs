@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, Variant};
 
-use crate::engine::{EngineError, Player, Timeouts, UciEngine};
+use ferz_uci::{Launch, Reply, Setup, Timeouts, UciEngine, UciError};
+
+use crate::engine::{MoveRequest, Player, PlayerError};
 use crate::game::{GameRecord, GameSettings, Termination, play_game};
 use crate::openings::Opening;
 use crate::pgn::{PgnContext, today, write_game};
@@ -71,7 +73,7 @@ pub enum MatchError {
         /// `A` or `B`.
         label: char,
         /// Why.
-        error: EngineError,
+        error: UciError,
     },
     /// The PGN file could not be written.
     #[error("cannot write {path}: {error}")]
@@ -425,7 +427,9 @@ impl Seats<'_> {
                 if attempt > 0 {
                     std::thread::sleep(Duration::from_millis(200));
                 }
-                match UciEngine::start(program, args, config, self.config.variant, self.config.timeouts) {
+                let launch = Launch::new(program, args);
+                let setup = Setup { variant: self.config.variant, options: &config.options, ponder: config.ponder };
+                match UciEngine::start(&launch, &setup, self.config.timeouts) {
                     Ok(engine) => {
                         self.engines[i] = Some(engine);
                         break;
@@ -455,10 +459,11 @@ impl Seats<'_> {
     }
 }
 
-/// A named player: the engine, with the name the match gives it.
+/// A named player: the engine, with the name the match gives it and whether it ponders.
 struct Named<'a> {
     engine: &'a mut UciEngine,
     name: &'a str,
+    ponder: bool,
 }
 
 impl Player for Named<'_> {
@@ -466,15 +471,24 @@ impl Player for Named<'_> {
         self.name
     }
 
-    fn new_game(&mut self) -> Result<(), crate::engine::PlayerError> {
-        self.engine.new_game()
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        Player::new_game(self.engine)
     }
 
-    fn play(
-        &mut self,
-        request: &crate::engine::MoveRequest<'_>,
-    ) -> Result<crate::engine::MoveReply, crate::engine::PlayerError> {
+    fn play(&mut self, request: &MoveRequest<'_>) -> Result<Reply, PlayerError> {
         self.engine.play(request)
+    }
+
+    fn ponder(&mut self, game: &ferz_chess::Game, go: &ferz_uci::Go) -> Result<bool, PlayerError> {
+        if self.ponder { self.engine.ponder(game, go) } else { Ok(false) }
+    }
+
+    fn ponder_hit(&mut self, timeout: Duration) -> Result<Reply, PlayerError> {
+        self.engine.ponder_hit(timeout)
+    }
+
+    fn ponder_miss(&mut self) -> Result<(), PlayerError> {
+        self.engine.ponder_miss()
     }
 }
 
@@ -510,8 +524,8 @@ fn run_worker(
             }
             let [Some(a), Some(b)] = &mut seats.engines else { unreachable!("both engines ready") };
             let names = display_names(config, [a.id_name(), b.id_name()]);
-            let mut a = Named { engine: a, name: &names[0] };
-            let mut b = Named { engine: b, name: &names[1] };
+            let mut a = Named { engine: a, name: &names[0], ponder: config.engines[0].ponder };
+            let mut b = Named { engine: b, name: &names[1], ponder: config.engines[1].ponder };
             // A has white in the first game of each pair, B in the second.
             let a_white = game_in_pair == 0;
             let players: [&mut dyn Player; 2] = if a_white { [&mut a, &mut b] } else { [&mut b, &mut a] };

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
+use ferz_uci::EngineOption;
+
 /// How to start an engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EngineCommand {
@@ -70,34 +72,6 @@ impl EngineCommand {
     }
 }
 
-/// A UCI option to set: `Name=Value`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineOption {
-    /// The option's name as the engine lists it (matched without regard to case).
-    pub name: String,
-    /// Its value, sent as text.
-    pub value: String,
-}
-
-impl FromStr for EngineOption {
-    type Err = SpecError;
-
-    fn from_str(s: &str) -> Result<EngineOption, SpecError> {
-        match s.split_once('=') {
-            Some((name, value)) if !name.trim().is_empty() => {
-                Ok(EngineOption { name: name.trim().to_owned(), value: value.trim().to_owned() })
-            }
-            _ => Err(SpecError(format!("option {s:?}: expected Name=Value, like Hash=64"))),
-        }
-    }
-}
-
-impl fmt::Display for EngineOption {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.name, self.value)
-    }
-}
-
 /// One side of the match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -107,13 +81,16 @@ pub struct EngineConfig {
     pub options: Vec<EngineOption>,
     /// The name in the PGN and reports; the engine's `id name` when absent.
     pub name: Option<String>,
+    /// Think on the opponent's time (`go ponder` on the expected reply, then `ponderhit` or
+    /// `stop`).
+    pub ponder: bool,
 }
 
 impl EngineConfig {
     /// An engine with no options and its own name.
     #[must_use]
     pub fn new(command: EngineCommand) -> EngineConfig {
-        EngineConfig { command, options: Vec::new(), name: None }
+        EngineConfig { command, options: Vec::new(), name: None, ponder: false }
     }
 }
 
@@ -122,6 +99,9 @@ impl fmt::Display for EngineConfig {
         write!(f, "{}", self.command)?;
         for option in &self.options {
             write!(f, " {option}")?;
+        }
+        if self.ponder {
+            write!(f, " (pondering)")?;
         }
         Ok(())
     }
@@ -304,15 +284,6 @@ mod tests {
         assert!("uci:".parse::<EngineCommand>().is_err());
         let (program, args) = EngineCommand::Ferz.resolve(Path::new("/bin/ferz"));
         assert_eq!((program, args.len()), (Path::new("/bin/ferz"), 0));
-    }
-
-    #[test]
-    fn options() {
-        let option: EngineOption = "Move Overhead = 20".parse().unwrap();
-        assert_eq!(option, EngineOption { name: "Move Overhead".into(), value: "20".into() });
-        assert_eq!("Clear Hash=".parse::<EngineOption>().unwrap().value, "");
-        assert!("Hash".parse::<EngineOption>().is_err());
-        assert!("=5".parse::<EngineOption>().is_err());
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub enum BotError {
     /// The token is missing, invalid or lacks `bot:play`.
     #[error("{0}")]
     Token(String),
+    /// An external engine the settings choose cannot play.
+    #[error("engine setting {0}")]
+    Engine(crate::player::EngineCheckError),
     /// The account is not a bot account.
     #[error(
         "the account {0} is not a BOT account. Run `ferz bot upgrade` to turn it into one (irreversible, and only possible for an account that never played a game)"
@@ -147,6 +150,15 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let variants: Vec<&str> = config.challenge.variants.iter().map(|v| v.key()).collect();
     let speeds: Vec<&str> = config.challenge.speeds.iter().map(|s| s.as_str()).collect();
     tracing::info!(variants = ?variants, speeds = ?speeds, "challenge policy");
+    let mut engine_variants = variants.clone();
+    engine_variants.extend(config.matchmaking.variants.iter().filter(|_| config.matchmaking.enabled).map(|v| v.key()));
+    for engine in crate::player::check_engines(&config.engine, &engine_variants).await.map_err(BotError::Engine)? {
+        tracing::info!(engine = %engine, "external engine checked");
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if let Some(warning) = crate::player::ponder_warning(&config.engine, config.challenge.concurrency, cores) {
+        tracing::warn!("{warning}");
+    }
     if !platform.supports(Endpoint::CreateChallenge) && config.matchmaking.enabled {
         tracing::warn!(
             "matchmaking is not available on PyChess (BOT accounts cannot create challenges there); it stays off: players challenge the bot from the PyChess lobby"

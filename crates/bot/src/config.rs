@@ -12,7 +12,10 @@ use ferz_lichess::Platform;
 use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
+pub mod engine;
 pub mod values;
+
+pub use engine::{EngineChoice, EngineKind, EngineOverride, EngineVariant, OptionValue, UciOptions, VariantEngines};
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
 pub use ferz_settings::InvalidSetting;
@@ -76,10 +79,30 @@ impl Default for LichessConfig {
     }
 }
 
-/// `[engine]`: the in-process engine and its time use.
+/// `[engine]`: which engine plays ([`engine`]: the in-process ferz engine or any UCI engine,
+/// per variant), pondering, and its time use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EngineConfig {
+    /// `ferz` (in process) or `uci` (an external engine, `command`).
+    pub kind: EngineKind,
+    /// The external engine's program (`kind = "uci"`), a path or a name on `PATH`.
+    pub command: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The directory it runs in (empty: the bot's).
+    pub working_dir: PathBuf,
+    /// `[engine.options]`: UCI options of the external engine, name → value.
+    pub options: UciOptions,
+    /// Think on the opponent's time in real-time games (never in correspondence).
+    pub ponder: bool,
+    /// Seconds the external engine may take to start (`uciok`, `readyok`).
+    pub handshake_timeout_s: u64,
+    /// Milliseconds an external engine may run past the time its move should take before it
+    /// is stopped, then killed and restarted.
+    pub stall_ms: u64,
+    /// `[engine.variant.standard|chess960|shatranj]`: another engine or options per variant.
+    pub variant: VariantEngines,
     /// Transposition table per game, MiB.
     pub hash_mb: usize,
     /// Search threads per game.
@@ -98,6 +121,15 @@ pub struct EngineConfig {
 impl Default for EngineConfig {
     fn default() -> EngineConfig {
         EngineConfig {
+            kind: EngineKind::Ferz,
+            command: PathBuf::new(),
+            args: Vec::new(),
+            working_dir: PathBuf::new(),
+            options: UciOptions::new(),
+            ponder: true,
+            handshake_timeout_s: 20,
+            stall_ms: 2000,
+            variant: VariantEngines::default(),
             hash_mb: 64,
             threads: 1,
             move_overhead_ms: 300,
@@ -582,6 +614,7 @@ impl EngineConfig {
             "use 100 to 25000 ms (Lichess aborts after 30 s)",
         )?;
         in_range("engine.move_overhead_ms", self.move_overhead_ms, 0..=10_000, "use 0 to 10000 ms")?;
+        self.validate_choice()?;
         at_least("engine.correspondence_move_s", self.correspondence_move_s, 1, "use at least 1 second")
     }
 }

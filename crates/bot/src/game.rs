@@ -7,29 +7,31 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, Game, GameResult, Move};
-use ferz_engine::{Engine, Score, SearchResult, Signals};
+use ferz_engine::Score;
 use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
     Backoff, ChatRoom, Client, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
 };
 use futures_util::StreamExt;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 use crate::book::Books;
 use crate::chat::{self, ChatHub, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
-use crate::clock::{Clocks, NO_CLOCK_MS, engine_options, search_limits};
+use crate::clock::{NO_CLOCK_MS, search_limits};
 use crate::config::BotConfig;
+use crate::config::EngineVariant;
 use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
+use crate::player::{NoMove, Search, SearchEnd, SearchRequest, Thought};
 use crate::record::{GameLog, LoggedMove, game_result, san_line};
 use crate::setup::{Rules, SetupError, server_move};
 use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
+
+mod thinking;
 
 /// What every game task shares.
 pub struct GameContext {
@@ -111,17 +113,6 @@ pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> Gam
     summary
 }
 
-/// A search running on a blocking thread; the engine comes back with the result.
-struct RunningSearch {
-    handle: JoinHandle<(Engine, SearchResult)>,
-    signals: Arc<Signals>,
-    /// The ply it searches.
-    ply: usize,
-    /// When the state that started it arrived (for the overhead measurement).
-    state_at: Instant,
-    started: Instant,
-}
-
 struct GameTask {
     ctx: Arc<GameContext>,
     id: String,
@@ -133,8 +124,10 @@ struct GameTask {
     /// `gameStart`'s Chess960 flag (PyChess's only way to tell Chess960 from chess).
     chess960_hint: bool,
     opponent_name: String,
-    engine: Option<Engine>,
-    search: Option<RunningSearch>,
+    /// The engine ([`crate::player`]), from `gameFull` on.
+    player: Option<crate::player::Player>,
+    /// The search running: for our move, or on the expected reply while pondering.
+    search: Option<Search>,
     decisions: Decisions,
     /// Abort and claim deadlines, and the offers already answered.
     timers: Timers,
@@ -188,7 +181,7 @@ impl GameTask {
             us,
             chess960_hint: hint.chess960.unwrap_or(false),
             opponent_name,
-            engine: None,
+            player: None,
             search: None,
             game: None,
             state: GameState::default(),
@@ -294,20 +287,11 @@ impl GameTask {
                     }
                     None => return true,
                 },
-                joined = async { (&mut self.search.as_mut().expect("guarded").handle).await }, if searching => {
+                end = async { self.search.as_mut().expect("guarded").finished().await }, if searching => {
                     let search = self.search.take().expect("guarded");
-                    match joined {
-                        Ok((engine, result)) => {
-                            self.engine = Some(engine);
-                            if let Err(resync) = self.on_search_done(&search, result).await {
-                                tracing::info!(game = %self.id, reason = %resync, "resynchronising with the server");
-                                return true;
-                            }
-                        }
-                        Err(e) => {
-                            self.error = Some(format!("the search failed: {e}"));
-                            return false;
-                        }
+                    if let Err(resync) = self.on_search_done(&search, end).await {
+                        tracing::info!(game = %self.id, reason = %resync, "resynchronising with the server");
+                        return true;
                     }
                 }
                 _ = tick.tick() => self.on_tick().await,
@@ -399,10 +383,12 @@ impl GameTask {
         if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
             self.opponent_name = name;
         }
-        if self.engine.is_none() {
-            let mut engine = Engine::new(engine_options(&self.ctx.config.engine));
-            engine.clear();
-            self.engine = Some(engine);
+        if self.player.is_none()
+            && let Some(rules) = &self.rules
+        {
+            let engine = &self.ctx.config.engine;
+            let choice = engine.choice(EngineVariant::of_key(&rules.key));
+            self.player = Some(crate::player::Player::new(&self.id, choice, engine, rules.start.variant()));
         }
         tracing::info!(game = %self.id, opponent = %self.opponent_name, variant = %full.variant.key_or_name(), us = ?self.us, "game opened");
         Ok(())
@@ -520,7 +506,8 @@ impl GameTask {
         let changed = state.moves != self.state.moves || self.game.is_none();
         if changed {
             let game = rules.replay(&state.moves).map_err(Resync::CannotFollow)?;
-            self.stop_search_if_not_at(plies).await;
+            self.meet_ponder(&game, now);
+            self.stop_search_unless_for(&game).await;
             if plies < self.clocks.len() {
                 // A takeback: forget what was taken back.
                 self.timers.taken_back();
@@ -558,6 +545,8 @@ impl GameTask {
         }
         if our_turn && self.search.is_none() && self.moved_at_ply != Some(plies) {
             self.start_move(plies).await?;
+        } else if !our_turn && self.search.is_none() {
+            self.start_pondering();
         }
         Ok(())
     }
@@ -597,33 +586,38 @@ impl GameTask {
             tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
             return self.send_move(plies, choice.mv, None, self.state_at).await;
         }
-        let Some(mut engine) = self.engine.take() else { return Ok(()) };
-        let clocks =
-            Clocks { wtime: self.state.wtime, btime: self.state.btime, winc: self.state.winc, binc: self.state.binc };
         let ours_made = (0..plies).filter(|&p| self.rules.as_ref().map(|r| r.turn_after(p)) == Some(us)).count();
-        let limits = search_limits(clocks, us, ours_made, self.state_at.elapsed(), config);
-        let signals = Arc::new(Signals::default());
-        let thread_signals = Arc::clone(&signals);
-        let handle = tokio::task::spawn_blocking(move || {
-            let result = engine.search(&game, &limits, &thread_signals, &mut |_| {});
-            (engine, result)
-        });
-        self.search =
-            Some(RunningSearch { handle, signals, ply: plies, state_at: self.state_at, started: Instant::now() });
+        let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config);
+        let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+        let request = SearchRequest { game, limits, clock, state_at: self.state_at };
+        self.search = self.player.as_mut().and_then(|player| player.think(request));
         Ok(())
     }
 
-    async fn on_search_done(&mut self, search: &RunningSearch, result: SearchResult) -> Result<(), Resync> {
+    async fn on_search_done(&mut self, search: &Search, end: SearchEnd) -> Result<(), Resync> {
         let searched = search.started.elapsed();
+        let thought = match self.player.as_mut().map(|player| player.settle(end)) {
+            Some(Ok(thought)) => thought,
+            Some(Err(NoMove::Failed)) => return self.search_again_if_due(search.ply).await,
+            _ => return Ok(()),
+        };
         let plies = self.state.ply();
         if search.ply != plies || self.over.is_some() || self.moved_at_ply == Some(plies) {
             return Ok(()); // the game moved on while we thought
         }
-        let Some(best) = result.best else { return Ok(()) };
-        self.pvs.insert(plies, result.pv.clone());
-        self.decisions.record(result.score);
+        self.pvs.insert(plies, thought.pv.clone());
+        let Thought { best, score, depth, .. } = thought;
+        if let Some(player) = self.player.as_mut() {
+            player.ponder_plan(plies, best, &thought);
+        }
+        let Some(score) = score else {
+            // An external engine that reported no score: no eval for the PGN or the decisions.
+            return self.send_move(plies, best, None, search.state_at + searched).await;
+        };
+        let result = (score, depth);
+        self.decisions.record(score);
         if self.decisions.should_resign() && plies >= 2 {
-            tracing::info!(game = %self.id, score = ?result.score, "resigning");
+            tracing::info!(game = %self.id, score = ?score, "resigning");
             self.moved_at_ply = Some(plies);
             if let Err(e) = self.ctx.client.resign(&self.id).await {
                 tracing::warn!(game = %self.id, error = %e, "resign failed; playing on");
@@ -634,9 +628,9 @@ impl GameTask {
                 return Ok(());
             }
         }
-        tracing::debug!(game = %self.id, depth = result.depth, nodes = result.nodes, search_ms = searched.as_millis() as u64, "searched");
+        tracing::debug!(game = %self.id, depth, nodes = thought.nodes, search_ms = searched.as_millis() as u64, ponder_hit = search.was_hit(), "searched");
         let overhead_from = search.state_at + searched;
-        self.send_move(plies, best, Some((result.score, result.depth)), overhead_from).await
+        self.send_move(plies, best, Some(result), overhead_from).await
     }
 
     /// Sends our move (with a draw offer or acceptance when due). `since` is when the state
@@ -751,24 +745,27 @@ impl GameTask {
         }
     }
 
-    async fn stop_search_if_not_at(&mut self, plies: usize) {
-        if self.search.as_ref().is_some_and(|s| s.ply != plies) {
+    async fn stop_search_unless_for(&mut self, game: &Game) {
+        if self.search.as_ref().is_some_and(|s| !s.is_for(game)) {
             self.stop_search().await;
         }
     }
 
     async fn stop_search(&mut self) {
-        if let Some(search) = self.search.take() {
-            search.signals.stop.store(true, Ordering::Relaxed);
-            if let Ok((engine, _)) = search.handle.await {
-                self.engine = Some(engine);
-            }
+        if let Some(search) = self.search.take()
+            && let Some(player) = self.player.as_mut()
+        {
+            player.stop(search).await;
         }
     }
 
     /// Goodbye, PGN, summary.
     async fn finish(mut self) -> GameSummary {
         self.stop_search().await;
+        let ponder = self.player.as_ref().map(crate::player::Player::ponder_stats).unwrap_or_default();
+        if let Some(player) = self.player.take() {
+            player.quit().await;
+        }
         // A game the task gave up on has no ending it knows of.
         let status = self.over.as_ref().map_or("unknown", Ending::status).to_owned();
         let result = self
@@ -793,7 +790,17 @@ impl GameTask {
                 Err(e) => tracing::error!(game = %self.id, error = %e, "PGN not written"),
             }
         }
-        tracing::info!(game = %self.id, result, status, plies, error = ?self.error, "game over");
+        tracing::info!(
+            game = %self.id,
+            result,
+            status,
+            plies,
+            ponder_hits = ponder.hits,
+            ponder_misses = ponder.misses,
+            pondered_ms = ponder.pondered_before_hits.as_millis() as u64,
+            error = ?self.error,
+            "game over"
+        );
         GameSummary { id: self.id, result, status, plies, pgn, error: self.error }
     }
 

@@ -1,4 +1,5 @@
-//! The ferz bot: plays a Lichess (or PyChess) BOT account with the ferz engine in process.
+//! The ferz bot: plays a Lichess (or PyChess) BOT account with the ferz engine in process or
+//! any UCI engine.
 //!
 //! - [`config`]: `config/bot.toml`, every key with its default, validated once at start.
 //! - [`bot`]: start-up checks (token, scope, BOT account), the event loop (challenges, games,
@@ -6,6 +7,8 @@
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
+//! - [`player`]: the engine of a game, in process or any UCI engine: searches, pondering, and
+//!   recovery from crashes, hangs and panics.
 //! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
 //!   the game's side of chat (sending, answering, commands after the game).
 //! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
@@ -25,6 +28,7 @@ pub mod ending;
 pub mod game;
 pub mod matchmaking;
 pub mod pgn_file;
+pub mod player;
 pub mod record;
 pub mod setup;
 pub mod talk;

@@ -39,6 +39,13 @@ pub struct MatchArgs {
     /// Engine B's name in the PGN and reports.
     #[arg(long)]
     name_b: Option<String>,
+    /// Engine A thinks on B's time (`go ponder` on the reply it expects, then `ponderhit` or
+    /// `stop`).
+    #[arg(long)]
+    ponder_a: bool,
+    /// Engine B thinks on A's time.
+    #[arg(long)]
+    ponder_b: bool,
     /// Games to play, rounded up to whole colour-swapped pairs.
     #[arg(long, default_value_t = 20)]
     games: u32,
@@ -165,9 +172,12 @@ fn config(args: MatchArgs) -> anyhow::Result<MatchConfig> {
         pairs,
     );
     let engine_b = args.engine_b.or(args.vs).context("--engine-b or --vs is required")?;
-    let engine = |command, options, name| EngineConfig { command, options, name };
+    let engine = |command, options, name, ponder| EngineConfig { command, options, name, ponder };
     Ok(MatchConfig {
-        engines: [engine(args.engine_a, args.options_a, args.name_a), engine(engine_b, args.options_b, args.name_b)],
+        engines: [
+            engine(args.engine_a, args.options_a, args.name_a, args.ponder_a),
+            engine(engine_b, args.options_b, args.name_b, args.ponder_b),
+        ],
         variant: args.variant,
         openings,
         concurrency: args.concurrency.max(1),

@@ -2,8 +2,8 @@
 
 mod bot;
 mod bot_chat;
-mod bot_records;
 mod bot_engines;
+mod bot_records;
 mod fake_lichess;
 mod match_cli;
 mod nnue;

@@ -90,11 +90,13 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
             ("draw", "offer = false"),
         ],
     );
-    // Alice (white) takes 5 s over her first move, then a second a move: the game lasts.
-    let challenge =
-        server.send_challenge(ChallengeSpec::standard("alice", 300, 3).color("white").opponent(
-            Opponent::random(61).first_move_after(Duration::from_secs(5)).think(Duration::from_millis(1200)),
-        ));
+    // Alice (white) takes 5 s over her first move, then 3 s a move: the game outlasts the
+    // commands below even when the bot mates her random moves quickly.
+    let challenge = server.send_challenge(
+        ChallengeSpec::standard("alice", 300, 3)
+            .color("white")
+            .opponent(Opponent::random(61).first_move_after(Duration::from_secs(5)).think(Duration::from_secs(3))),
+    );
     let game = accepted_game(&server, &challenge);
     // Bob's challenge waits for the only slot.
     let waiting = server.send_challenge(ChallengeSpec::standard("bob", 180, 2).opponent(Opponent::random(62)));

@@ -112,7 +112,9 @@ fn an_engine_that_cannot_be_restarted_in_time_is_replaced_by_the_in_process_engi
     let bot = start_bot(&server, &[("engine", &engine), ("challenge", "variants = [\"standard\"]")]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("carol", 60, 0).color("black").opponent(Opponent::random(23)));
-    assert_eq!(view.status, "draw", "{view:?}");
+    // The game ends on the board or at the ply limit, never on our clock.
+    assert!(matches!(view.status.as_str(), "draw" | "mate"), "{view:?}");
+    assert!(view.winner.as_deref().is_none_or(|w| w == view.bot_color), "{view:?}");
     let starts: u32 = std::fs::read_to_string(dir.path().join("starts")).unwrap().trim().parse().unwrap();
     assert!(starts >= 3, "the engine ran in its working directory, and restarts were tried: {starts}");
     let log = bot.log();

@@ -25,40 +25,7 @@ pub enum EngineKind {
     Uci,
 }
 
-impl EngineKind {
-    /// The settings' spelling.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::Ferz => "ferz",
-            EngineKind::Uci => "uci",
-        }
-    }
-}
-
-impl TryFrom<String> for EngineKind {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<EngineKind, String> {
-        match name.as_str() {
-            "ferz" => Ok(EngineKind::Ferz),
-            "uci" => Ok(EngineKind::Uci),
-            _ => Err(format!("{name:?} is not an engine kind: use \"ferz\" (in process) or \"uci\" (with command)")),
-        }
-    }
-}
-
-impl From<EngineKind> for &'static str {
-    fn from(kind: EngineKind) -> &'static str {
-        kind.as_str()
-    }
-}
-
-impl fmt::Display for EngineKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+super::values::setting_names!(EngineKind, "an engine kind", Ferz => "ferz", Uci => "uci");
 
 /// The value of one UCI option as written in the settings: text, a number or a boolean, sent
 /// to the engine as text.
@@ -483,7 +450,7 @@ mod tests {
         // Shapes serde rejects while reading, with the key.
         let read_err = |text: &str| load(text, &[]).unwrap_err();
         let e = read_err("[engine]\nkind = \"xboard\"\n");
-        assert!(e.contains("engine.kind: \"xboard\" is not an engine kind: use \"ferz\""), "{e}");
+        assert!(e.contains("engine.kind: \"xboard\" is not an engine kind: use ferz or uci"), "{e}");
         let e = read_err("[engine.variant.atomic]\nkind = \"uci\"\n");
         assert!(e.contains("unknown field `atomic`"), "{e}");
         let e = read_err("[engine.variant.chess960]\ncomand = \"/x\"\n");

@@ -12,6 +12,58 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// Gives a unit enum of the settings its spelling: `ALL`, `as_str`, reading through
+/// `TryFrom<String>` (the error lists the choices), writing, and `Display`. For the plain
+/// choices whose names have no aliases; [`Variant`] and [`Speed`] keep their own impls.
+macro_rules! setting_names {
+    ($ty:ident, $what:literal, $($variant:ident => $name:literal),+ $(,)?) => {
+        impl $ty {
+            /// Every choice, in the order the settings list them.
+            pub const ALL: &'static [$ty] = &[$($ty::$variant),+];
+
+            /// The settings' spelling.
+            #[must_use]
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+        }
+
+        impl TryFrom<String> for $ty {
+            type Error = String;
+
+            fn try_from(name: String) -> Result<$ty, String> {
+                $ty::ALL.iter().copied().find(|choice| choice.as_str() == name).ok_or_else(|| {
+                    format!("{name:?} is not {}: use {}", $what, $crate::config::values::one_of(&[$($name),+]))
+                })
+            }
+        }
+
+        impl From<$ty> for &'static str {
+            fn from(choice: $ty) -> &'static str {
+                choice.as_str()
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use setting_names;
+
+/// `a, b or c`: the choices of a setting, for error messages.
+pub(crate) fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// A variant the bot can play, by the bot's (Lichess's) key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "&'static str")]
@@ -230,40 +282,7 @@ pub enum BookSelection {
     Uniform,
 }
 
-impl BookSelection {
-    /// The settings' name: `best`, `weighted`, `uniform`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BookSelection::Best => "best",
-            BookSelection::Weighted => "weighted",
-            BookSelection::Uniform => "uniform",
-        }
-    }
-}
-
-impl TryFrom<String> for BookSelection {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<BookSelection, String> {
-        [BookSelection::Best, BookSelection::Weighted, BookSelection::Uniform]
-            .into_iter()
-            .find(|s| s.as_str() == name)
-            .ok_or_else(|| format!("{name:?} is not a book selection: use best, weighted or uniform"))
-    }
-}
-
-impl From<BookSelection> for &'static str {
-    fn from(selection: BookSelection) -> &'static str {
-        selection.as_str()
-    }
-}
-
-impl fmt::Display for BookSelection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+setting_names!(BookSelection, "a book selection", Best => "best", Weighted => "weighted", Uniform => "uniform");
 
 /// Who may see our evaluation through `!eval` (`[chat] eval`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,37 +297,7 @@ pub enum EvalAudience {
     Nobody,
 }
 
-impl EvalAudience {
-    /// Every choice.
-    pub const ALL: [EvalAudience; 3] = [EvalAudience::Spectators, EvalAudience::Everyone, EvalAudience::Nobody];
-
-    /// The settings' name.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EvalAudience::Spectators => "spectators",
-            EvalAudience::Everyone => "everyone",
-            EvalAudience::Nobody => "nobody",
-        }
-    }
-}
-
-impl TryFrom<String> for EvalAudience {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<EvalAudience, String> {
-        EvalAudience::ALL
-            .into_iter()
-            .find(|a| a.as_str() == name)
-            .ok_or_else(|| format!("{name:?} is not an eval audience: use spectators, everyone or nobody"))
-    }
-}
-
-impl From<EvalAudience> for &'static str {
-    fn from(audience: EvalAudience) -> &'static str {
-        audience.as_str()
-    }
-}
+setting_names!(EvalAudience, "an eval audience", Spectators => "spectators", Everyone => "everyone", Nobody => "nobody");
 
 /// Which games share a PGN file (`[pgn] grouping`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -323,37 +312,7 @@ pub enum PgnGrouping {
     All,
 }
 
-impl PgnGrouping {
-    /// Every choice.
-    pub const ALL: [PgnGrouping; 3] = [PgnGrouping::Game, PgnGrouping::Opponent, PgnGrouping::All];
-
-    /// The settings' name.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PgnGrouping::Game => "game",
-            PgnGrouping::Opponent => "opponent",
-            PgnGrouping::All => "all",
-        }
-    }
-}
-
-impl TryFrom<String> for PgnGrouping {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<PgnGrouping, String> {
-        PgnGrouping::ALL
-            .into_iter()
-            .find(|g| g.as_str() == name)
-            .ok_or_else(|| format!("{name:?} is not a PGN grouping: use game, opponent or all"))
-    }
-}
-
-impl From<PgnGrouping> for &'static str {
-    fn from(grouping: PgnGrouping) -> &'static str {
-        grouping.as_str()
-    }
-}
+setting_names!(PgnGrouping, "a PGN grouping", Game => "game", Opponent => "opponent", All => "all");
 
 #[cfg(test)]
 mod tests {
@@ -431,7 +390,7 @@ mod tests {
         let grouping = |text: &str| serde_json::from_value::<PgnGrouping>(serde_json::json!(text));
         assert_eq!(grouping("opponent").unwrap(), PgnGrouping::Opponent);
         assert!(grouping("day").unwrap_err().to_string().contains("use game, opponent or all"));
-        for g in PgnGrouping::ALL {
+        for &g in PgnGrouping::ALL {
             assert_eq!(serde_json::to_value(g).unwrap(), serde_json::json!(g.as_str()));
         }
     }

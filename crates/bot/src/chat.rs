@@ -17,7 +17,7 @@ use ferz_engine::Score;
 use ferz_lichess::{Challenge, ChatRoom};
 use tokio::sync::watch;
 
-use crate::config::{ChatConfig, EngineConfig, EvalAudience};
+use crate::config::{ChatConfig, EngineChoice, EngineConfig, EngineKind, EvalAudience};
 
 /// Lichess's longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 140;
@@ -292,20 +292,39 @@ pub fn fit(text: &str) -> String {
     cut
 }
 
-/// The `!name` answer: who we are, the engine and its version, and a few settings.
+/// The `!name` answer: who we are, the engine that plays this game (`choice`, the variant's
+/// engine) and a few settings. An external engine is named by its program's file name only:
+/// the directories it lives in are the operator's business.
 #[must_use]
-pub fn name_line(my_name: &str, engine: &EngineConfig, has_book: bool) -> String {
-    let threads = if engine.threads == 1 { "1 thread".to_owned() } else { format!("{} threads", engine.threads) };
-    let mut parts = vec![format!("{} MB hash", engine.hash_mb), threads];
-    if engine.nodes > 0 {
-        parts.push(format!("{} nodes a move", engine.nodes));
-    }
-    parts.push(if has_book { "opening book".to_owned() } else { "no book".to_owned() });
-    fit(&format!(
-        "{my_name} runs the ferz engine {} in process ({}). Type !help for commands.",
-        env!("CARGO_PKG_VERSION"),
-        parts.join(", ")
-    ))
+pub fn name_line(my_name: &str, choice: &EngineChoice, engine: &EngineConfig, has_book: bool) -> String {
+    let book = if has_book { "opening book" } else { "no book" };
+    let text = match choice.kind {
+        EngineKind::Ferz => {
+            let threads =
+                if engine.threads == 1 { "1 thread".to_owned() } else { format!("{} threads", engine.threads) };
+            let mut parts = vec![format!("{} MB hash", engine.hash_mb), threads];
+            if engine.nodes > 0 {
+                parts.push(format!("{} nodes a move", engine.nodes));
+            }
+            parts.push(book.to_owned());
+            format!(
+                "{my_name} runs the ferz engine {} in process ({}). Type !help for commands.",
+                env!("CARGO_PKG_VERSION"),
+                parts.join(", ")
+            )
+        }
+        EngineKind::Uci => {
+            let program = choice.launch.program.file_name().map_or_else(
+                || choice.launch.program.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            format!(
+                "{my_name} runs the UCI engine {program} through ferz {} ({book}). Type !help for commands.",
+                env!("CARGO_PKG_VERSION")
+            )
+        }
+    };
+    fit(&text)
 }
 
 /// Why a reply was not sent.
@@ -642,15 +661,23 @@ mod tests {
         wait.extension = Extension::NotWaiting;
         assert!(reply(Command::Wait, Speaker::Opponent, any, &wait).contains("under way"));
         let mut engine = EngineConfig::default();
-        let name = name_line("ferzbot", &engine, false);
+        let ferz = engine.choice(crate::config::EngineVariant::Standard);
+        let name = name_line("ferzbot", &ferz, &engine, false);
         assert!(
             name.starts_with("ferzbot runs the ferz engine ") && name.contains("(64 MB hash, 1 thread, no book)"),
             "{name}"
         );
         engine.threads = 4;
         engine.nodes = 1500;
-        let name = name_line("ferzbot", &engine, true);
+        let name = name_line("ferzbot", &ferz, &engine, true);
         assert!(name.contains("4 threads, 1500 nodes a move, opening book"), "{name}");
+        // Another engine plays: it is named, by its file name, and ferz's settings are not.
+        engine.kind = EngineKind::Uci;
+        engine.command = "/opt/engines/stockfish-17".into();
+        let uci = engine.choice(crate::config::EngineVariant::Standard);
+        let name = name_line("ferzbot", &uci, &engine, true);
+        assert!(name.starts_with("ferzbot runs the UCI engine stockfish-17 through ferz "), "{name}");
+        assert!(name.contains("(opening book)") && !name.contains("/opt") && !name.contains("hash"), "{name}");
     }
 
     #[test]

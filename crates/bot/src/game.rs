@@ -431,7 +431,7 @@ impl GameTask {
         }
         let eval = self.eval_note();
         let queue = self.ctx.chat.queue();
-        let name = chat::name_line(&self.ctx.my_name, &self.ctx.config.engine, !self.ctx.books.is_empty());
+        let name = self.name_line();
         let facts = Facts {
             name: &name,
             eval: eval.as_ref(),
@@ -456,7 +456,15 @@ impl GameTask {
             budget: self.chat_budget.clone(),
             eval: self.eval_note(),
             opponent: self.opponent_name.clone(),
+            name: self.name_line(),
         })
+    }
+
+    /// The `!name` answer for this game: the engine its variant plays with.
+    fn name_line(&self) -> String {
+        let engine = &self.ctx.config.engine;
+        let variant = self.rules.as_ref().map_or(EngineVariant::Standard, |rules| EngineVariant::of_key(&rules.key));
+        chat::name_line(&self.ctx.my_name, &engine.choice(variant), engine, !self.ctx.books.is_empty())
     }
 
     /// Our last searched evaluation, with its principal variation in SAN.

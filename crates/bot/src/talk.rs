@@ -75,6 +75,8 @@ pub struct AfterGame {
     pub eval: Option<EvalNote>,
     /// The opponent's name.
     pub opponent: String,
+    /// The `!name` answer (the engine this game was played with).
+    pub name: String,
 }
 
 /// Answers the opponent's commands in the player room of the finished game `id` for
@@ -91,7 +93,6 @@ pub async fn after_game(ctx: Arc<GameContext>, id: String, mut after: AfterGame)
         }
     };
     let mut exit_now = ctx.exit_now.clone();
-    let name = chat::name_line(&ctx.my_name, &ctx.config.engine, !ctx.books.is_empty());
     while Instant::now() + AFTER_GAME_POLL <= until {
         tokio::select! {
             () = tokio::time::sleep(AFTER_GAME_POLL) => {}
@@ -119,7 +120,7 @@ pub async fn after_game(ctx: Arc<GameContext>, id: String, mut after: AfterGame)
             };
             let queue = ctx.chat.queue();
             let facts = Facts {
-                name: &name,
+                name: &after.name,
                 eval: after.eval.as_ref(),
                 game_over: true,
                 extension: Extension::NotWaiting,

@@ -521,7 +521,7 @@ impl GameTask {
                 self.timers.taken_back();
                 self.clocks.truncate(plies);
                 self.evals.truncate(plies);
-                let ours = (0..plies).filter(|&p| Some(rules.turn_after(p)) == self.us).count();
+                let ours = self.us.map_or(0, |us| rules.moves_by(us, plies));
                 self.decisions.truncate(ours);
             }
             self.clocks.resize(plies, None);
@@ -594,7 +594,7 @@ impl GameTask {
             tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
             return self.send_move(plies, choice.mv, None, self.state_at).await;
         }
-        let ours_made = (0..plies).filter(|&p| self.rules.as_ref().map(|r| r.turn_after(p)) == Some(us)).count();
+        let ours_made = self.rules.as_ref().map_or(0, |rules| rules.moves_by(us, plies));
         let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config);
         let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
         let request = SearchRequest { game, limits, clock, state_at: self.state_at };

@@ -97,6 +97,12 @@ impl Rules {
     pub fn turn_after(&self, plies: usize) -> Color {
         if plies.is_multiple_of(2) { self.start.turn() } else { !self.start.turn() }
     }
+
+    /// How many of the game's first `plies` moves `color` made.
+    #[must_use]
+    pub fn moves_by(&self, color: Color, plies: usize) -> usize {
+        if self.start.turn() == color { plies.div_ceil(2) } else { plies / 2 }
+    }
 }
 
 /// Reads a move as a server writes it. Castling comes as king-takes-rook (`e1h1`, what Lichess
@@ -175,5 +181,12 @@ mod tests {
         let rules = Rules::new("fromPosition", false, "4k3/8/8/8/8/8/8/4K2R b K - 0 1").unwrap();
         assert_eq!(rules.turn_after(0), Color::Black);
         assert_eq!(rules.turn_after(1), Color::White);
+        // Black moved first: after 3 plies black made 2 moves and white 1.
+        assert_eq!((rules.moves_by(Color::Black, 3), rules.moves_by(Color::White, 3)), (2, 1));
+        assert_eq!((rules.moves_by(Color::Black, 0), rules.moves_by(Color::White, 4)), (0, 2));
+        for plies in 0..7 {
+            let counted = (0..plies).filter(|&p| rules.turn_after(p) == Color::White).count();
+            assert_eq!(rules.moves_by(Color::White, plies), counted, "{plies}");
+        }
     }
 }

@@ -27,10 +27,7 @@ impl GameTask {
         let (Some(game), Some(us)) = (self.game.as_ref(), self.us) else { return };
         let ours = self.our_clock_ms(us);
         let clocks = self.clocks_now();
-        let ours_made = self
-            .rules
-            .as_ref()
-            .map_or(1, |rules| (0..game.moves().len()).filter(|&p| rules.turn_after(p) == us).count());
+        let ours_made = self.rules.as_ref().map_or(1, |rules| rules.moves_by(us, game.moves().len()));
         let over = self.over.is_some();
         let Some(player) = self.player.as_mut() else { return };
         // Taken now whether used or not: a plan is for the state that shows our move only.

@@ -42,6 +42,8 @@
 //!   [`FakeLichess::set_challenge_answer`] says otherwise.
 //! - Variants the fake cannot simulate (`atomic`, …) can be challenged and accepted; their
 //!   games are played with standard rules.
+//! - The online tablebase is served too, at `/tablebase/standard` ([`FakeLichess::tablebase_url`]),
+//!   with scripted answers ([`TablebaseReply`]); unscripted positions get 404.
 //! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
 //! - Shatranj games (`ChallengeSpec::variant("shatranj")`) are refereed with ferz's Shatranj
 //!   rules: checkmate, stalemate (the stalemated side loses), bare king (loses unless it bares
@@ -89,6 +91,7 @@ mod opponents;
 mod pychess;
 mod state;
 mod stream;
+mod tablebase;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,6 +104,7 @@ use ferz_testserver::{Listener, Recorded, Server};
 pub use engine_opponent::EngineOpponent;
 pub use faults::Fault;
 pub use opponents::Opponent;
+pub use tablebase::TablebaseReply;
 
 use state::State;
 
@@ -539,6 +543,8 @@ pub(crate) struct Shared {
     pub(crate) shutdown: AtomicBool,
     pub(crate) config: FakeConfig,
     pub(crate) base_url: String,
+    /// The online tablebase's route (its own lock: slow answers are part of its script).
+    pub(crate) tablebase: Mutex<tablebase::FakeTablebase>,
 }
 
 impl Shared {
@@ -575,6 +581,7 @@ impl FakeLichess {
             shutdown: AtomicBool::new(false),
             config,
             base_url,
+            tablebase: Mutex::default(),
         });
         let server = {
             let shared = Arc::clone(&shared);
@@ -742,6 +749,27 @@ impl FakeLichess {
     /// answered 404, as `METHOD /path`.
     pub fn missing_endpoint_calls(&self) -> Vec<String> {
         self.shared.lock().missing_calls.clone()
+    }
+
+    /// The online tablebase's address on this server, for `[tablebase] online_url`.
+    pub fn tablebase_url(&self) -> String {
+        format!("{}/tablebase", self.shared.base_url)
+    }
+
+    /// Scripts the online tablebase's answer for the position of `fen` (its board and side
+    /// to move; the move counters may differ).
+    pub fn script_tablebase(&self, fen: &str, reply: TablebaseReply) {
+        self.shared.tablebase.lock().unwrap_or_else(std::sync::PoisonError::into_inner).script(fen, reply);
+    }
+
+    /// Sets the online tablebase's answer for every unscripted position (default: 404).
+    pub fn set_tablebase_default(&self, reply: TablebaseReply) {
+        self.shared.tablebase.lock().unwrap_or_else(std::sync::PoisonError::into_inner).set_default(reply);
+    }
+
+    /// The `fen` of every online tablebase lookup so far, oldest first.
+    pub fn tablebase_lookups(&self) -> Vec<String> {
+        self.shared.tablebase.lock().unwrap_or_else(std::sync::PoisonError::into_inner).lookups.clone()
     }
 
     /// Per bot move: the time from the moment the server finished writing the game-stream line

@@ -4,6 +4,7 @@ mod bot;
 mod bot_chat;
 mod bot_engines;
 mod bot_records;
+mod bot_tablebase;
 mod fake_lichess;
 mod match_cli;
 mod nnue;

@@ -29,6 +29,9 @@ pub enum BotError {
     /// An opening book cannot be used.
     #[error(transparent)]
     Book(#[from] BooksError),
+    /// A tablebase cannot be used.
+    #[error(transparent)]
+    Tablebase(#[from] crate::tablebase::TablebaseError),
     /// The token is missing, invalid or lacks `bot:play`.
     #[error("{0}")]
     Token(String),
@@ -141,6 +144,7 @@ pub struct RunSummary {
 /// good (the token was revoked).
 pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>) -> Result<RunSummary, BotError> {
     let books = Books::open(&config.book)?;
+    let tablebases = crate::tablebase::Tablebases::open(&config.tablebase)?;
     let (client, account) = connect(&config, token, true).await?;
     let platform = client.platform();
     tracing::info!(account = %account.username, url = %config.lichess.url, platform = %platform, "connected");
@@ -152,7 +156,9 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     tracing::info!(variants = ?variants, speeds = ?speeds, "challenge policy");
     let mut engine_variants = variants.clone();
     engine_variants.extend(config.matchmaking.variants.iter().filter(|_| config.matchmaking.enabled).map(|v| v.key()));
-    for engine in crate::player::check_engines(&config.engine, &engine_variants).await.map_err(BotError::Engine)? {
+    for engine in
+        crate::player::check_engines(&config.engine, &tablebases, &engine_variants).await.map_err(BotError::Engine)?
+    {
         tracing::info!(engine = %engine, "external engine checked");
     }
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
@@ -175,6 +181,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         me: account.id.to_lowercase(),
         my_name: account.username.clone(),
         books,
+        tablebases,
         exit_now: exit_rx,
         chat,
     });

@@ -13,9 +13,11 @@ use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
 pub mod engine;
+pub mod tablebase;
 pub mod values;
 
 pub use engine::{EngineChoice, EngineKind, EngineOverride, EngineVariant, OptionValue, UciOptions, VariantEngines};
+pub use tablebase::TablebaseConfig;
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
 pub use ferz_settings::InvalidSetting;
@@ -31,6 +33,8 @@ pub struct BotConfig {
     pub engine: EngineConfig,
     /// Opening books: Polyglot files, then the self-play opening cache.
     pub book: BookConfig,
+    /// Endgame tablebases: Syzygy tables on disk, the Lichess online tablebase.
+    pub tablebase: TablebaseConfig,
     /// Which challenges to accept.
     pub challenge: ChallengeConfig,
     /// Draw offers, ours and the opponent's.
@@ -354,6 +358,10 @@ pub struct DrawConfig {
     pub offer_score_cp: i32,
     /// Offer only when at most this many pieces (kings and pawns included) remain.
     pub offer_max_pieces: u32,
+    /// When a tablebase (`[tablebase]`) knows the position, its result replaces the score
+    /// rules: offer (with `offer`) and accept (with `accept`) when it is drawn, decline when we
+    /// win.
+    pub tablebase: bool,
 }
 
 impl Default for DrawConfig {
@@ -365,6 +373,7 @@ impl Default for DrawConfig {
             offer_moves: 10,
             offer_score_cp: 10,
             offer_max_pieces: 10,
+            tablebase: true,
         }
     }
 }
@@ -379,11 +388,14 @@ pub struct ResignConfig {
     pub moves: usize,
     /// See `moves` (negative: we are worse).
     pub score_cp: i32,
+    /// Resign at once (with `enabled`) when a tablebase (`[tablebase]`) says the position is
+    /// lost, not merely a loss the 50-move rule would save.
+    pub tablebase: bool,
 }
 
 impl Default for ResignConfig {
     fn default() -> ResignConfig {
-        ResignConfig { enabled: true, moves: 3, score_cp: -1000 }
+        ResignConfig { enabled: true, moves: 3, score_cp: -1000, tablebase: true }
     }
 }
 
@@ -580,6 +592,7 @@ impl BotConfig {
         self.lichess.validate()?;
         self.engine.validate()?;
         self.book.validate()?;
+        self.tablebase.validate()?;
         self.challenge.validate(self.lichess.platform)?;
         self.draw.validate()?;
         self.resign.validate()?;

@@ -1,9 +1,11 @@
 //! Draws and resignation: what our evaluations over the last moves say about offering,
-//! accepting or giving up. Pure state, fed one score per move of ours.
+//! accepting or giving up, and what a tablebase says, which, when it knows the position,
+//! comes first. Pure state, fed one score per move of ours and the tablebase's verdict.
 
 use ferz_engine::Score;
 
 use crate::config::{DrawConfig, ResignConfig};
+use crate::tablebase::Verdict;
 
 /// The scores of our moves in one game, and the decisions they lead to.
 #[derive(Clone, Debug)]
@@ -12,13 +14,15 @@ pub struct Decisions {
     resign: ResignConfig,
     /// Our scores, one per move we searched (book moves leave no score), oldest first.
     scores: Vec<i32>,
+    /// What a tablebase said about our latest position (`None`: it did not know).
+    tablebase: Option<Verdict>,
 }
 
 impl Decisions {
     /// Empty history with these settings.
     #[must_use]
     pub fn new(draw: DrawConfig, resign: ResignConfig) -> Decisions {
-        Decisions { draw, resign, scores: Vec::new() }
+        Decisions { draw, resign, scores: Vec::new(), tablebase: None }
     }
 
     /// Records the score of the move we are about to play.
@@ -29,6 +33,18 @@ impl Decisions {
     /// Forgets the scores of moves a takeback removed (`our_moves` of ours remain).
     pub fn truncate(&mut self, our_moves: usize) {
         self.scores.truncate(our_moves);
+        self.tablebase = None;
+    }
+
+    /// Records what a tablebase says about the position we are to move in (`None`: it does
+    /// not know), replacing the previous verdict.
+    pub fn record_tablebase(&mut self, verdict: Option<Verdict>) {
+        self.tablebase = verdict;
+    }
+
+    /// The tablebase's verdict on our latest position, when the draw rules follow it.
+    fn draw_verdict(&self) -> Option<Verdict> {
+        self.tablebase.filter(|_| self.draw.tablebase)
     }
 
     /// Our latest score.
@@ -41,18 +57,32 @@ impl Decisions {
         (n > 0 && self.scores.len() >= n).then(|| &self.scores[self.scores.len() - n..])
     }
 
-    /// Resign now: resignation is on and our last `moves` scores were all at or below the
-    /// threshold.
+    /// Resign now: resignation is on, and a tablebase says we are lost (with `tablebase`;
+    /// a loss the 50-move rule saves is not one) or our last `moves` scores were all at or
+    /// below the threshold.
     #[must_use]
     pub fn should_resign(&self) -> bool {
-        self.resign.enabled
-            && self.last_n(self.resign.moves).is_some_and(|s| s.iter().all(|&cp| cp <= self.resign.score_cp))
+        self.should_resign_by_tablebase()
+            || (self.resign.enabled
+                && self.last_n(self.resign.moves).is_some_and(|s| s.iter().all(|&cp| cp <= self.resign.score_cp)))
     }
 
-    /// Offer a draw with this move: offers are on, at most `offer_max_pieces` pieces are left,
-    /// and our last `offer_moves` scores were all within `offer_score_cp` of equal.
+    /// Resign now because a tablebase says we are lost (`enabled` and `tablebase` on), before
+    /// any search.
+    #[must_use]
+    pub fn should_resign_by_tablebase(&self) -> bool {
+        self.resign.enabled && self.resign.tablebase && self.tablebase == Some(Verdict::Loss)
+    }
+
+    /// Offer a draw with this move: offers are on, and a tablebase says the position is drawn
+    /// (with `tablebase`; cursed wins and blessed losses are draws) or, when no tablebase
+    /// knows it, at most `offer_max_pieces` pieces are left and our last `offer_moves` scores
+    /// were all within `offer_score_cp` of equal.
     #[must_use]
     pub fn should_offer_draw(&self, pieces: u32) -> bool {
+        if let Some(verdict) = self.draw_verdict() {
+            return self.draw.offer && verdict.is_drawn();
+        }
         self.draw.offer
             && pieces <= self.draw.offer_max_pieces
             && self
@@ -60,10 +90,14 @@ impl Decisions {
                 .is_some_and(|s| s.iter().all(|&cp| cp.abs() <= self.draw.offer_score_cp))
     }
 
-    /// Accept the opponent's offer, given our current evaluation (`None`: we have none yet,
-    /// and decline).
+    /// Accept the opponent's offer: accepting is on, and a tablebase says we cannot win (with
+    /// `tablebase`) or, when no tablebase knows the position, our current evaluation is within
+    /// `accept_score_cp` of equal (`None`: we have none yet, and decline).
     #[must_use]
     pub fn should_accept_draw(&self, current: Option<i32>) -> bool {
+        if let Some(verdict) = self.draw_verdict() {
+            return self.draw.accept && verdict != Verdict::Win;
+        }
         self.draw.accept && current.is_some_and(|cp| cp.abs() <= self.draw.accept_score_cp)
     }
 }
@@ -81,7 +115,7 @@ mod tests {
                 accept_score_cp: 25,
                 ..DrawConfig::default()
             },
-            ResignConfig { enabled: true, moves: 2, score_cp: -500 },
+            ResignConfig { enabled: true, moves: 2, score_cp: -500, tablebase: true },
         )
     }
 
@@ -118,5 +152,43 @@ mod tests {
         assert!(!d.should_accept_draw(Some(26)));
         assert!(!d.should_accept_draw(None));
         assert_eq!(Score::Mate(2).centipawns(), 31_997);
+    }
+
+    #[test]
+    fn a_tablebase_verdict_comes_before_the_scores() {
+        // Lost by the tables: resign at once, whatever the score says.
+        let mut d = decisions();
+        d.record(Score::Cp(50));
+        d.record_tablebase(Some(Verdict::Loss));
+        assert!(d.should_resign());
+        // A blessed loss is a draw: no resignation; offer and accept.
+        d.record_tablebase(Some(Verdict::BlessedLoss));
+        assert!(!d.should_resign() && d.should_offer_draw(5) && d.should_accept_draw(Some(-900)));
+        // Drawn: offer at once (no streak of level scores needed, any piece count), accept.
+        d.record_tablebase(Some(Verdict::Draw));
+        assert!(d.should_offer_draw(32) && d.should_accept_draw(None));
+        // Won: neither offer nor accept, even with a level score.
+        d.record_tablebase(Some(Verdict::Win));
+        assert!(!d.should_offer_draw(3) && !d.should_accept_draw(Some(0)) && !d.should_resign());
+        // A takeback forgets the verdict: the scores decide again.
+        d.truncate(1);
+        assert!(d.should_accept_draw(Some(0)));
+        // The settings switch each rule off.
+        let mut off = Decisions::new(
+            DrawConfig { tablebase: false, ..DrawConfig::default() },
+            ResignConfig { tablebase: false, ..ResignConfig::default() },
+        );
+        off.record_tablebase(Some(Verdict::Loss));
+        assert!(!off.should_resign());
+        off.record_tablebase(Some(Verdict::Draw));
+        assert!(!off.should_offer_draw(3) && !off.should_accept_draw(None));
+        let mut no_offers =
+            Decisions::new(DrawConfig { offer: false, ..DrawConfig::default() }, ResignConfig::default());
+        no_offers.record_tablebase(Some(Verdict::Draw));
+        assert!(!no_offers.should_offer_draw(3) && no_offers.should_accept_draw(None));
+        let mut never =
+            Decisions::new(DrawConfig::default(), ResignConfig { enabled: false, ..ResignConfig::default() });
+        never.record_tablebase(Some(Verdict::Loss));
+        assert!(!never.should_resign(), "enabled = false: never resign");
     }
 }

@@ -28,6 +28,7 @@ use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
 use crate::player::{NoMove, Search, SearchEnd, SearchRequest, Thought};
 use crate::record::{GameLog, LoggedMove, game_result, san_line};
 use crate::setup::{Rules, SetupError, server_move};
+use crate::tablebase::Tablebases;
 use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
 
@@ -45,6 +46,8 @@ pub struct GameContext {
     pub my_name: String,
     /// The opening books: Polyglot files and the self-play cache.
     pub books: Books,
+    /// Endgame tablebases: local Syzygy tables and the online tablebase.
+    pub tablebases: Tablebases,
     /// Turns true when the bot must exit at once (second Ctrl-C).
     pub exit_now: watch::Receiver<bool>,
     /// The queue's view and the account's recent chat lines, for chat commands.
@@ -387,7 +390,7 @@ impl GameTask {
             && let Some(rules) = &self.rules
         {
             let engine = &self.ctx.config.engine;
-            let choice = engine.choice(EngineVariant::of_key(&rules.key));
+            let choice = self.ctx.tablebases.equip(engine.choice(EngineVariant::of_key(&rules.key)));
             self.player = Some(crate::player::Player::new(&self.id, choice, engine, rules.start.variant()));
         }
         tracing::info!(game = %self.id, opponent = %self.opponent_name, variant = %full.variant.key_or_name(), us = ?self.us, "game opened");
@@ -585,18 +588,39 @@ impl GameTask {
         }
     }
 
-    /// Our turn at `plies`: a book move at once, or a search on a blocking thread.
+    /// Our turn at `plies`: a book move at once; else what the tablebases say (resign when
+    /// lost, their move when the online tablebase gave one); else a search on a blocking
+    /// thread.
     async fn start_move(&mut self, plies: usize) -> Result<(), Resync> {
         let Some(game) = self.game.clone() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
-        let config = &self.ctx.config.engine;
         if let Some(choice) = self.rules.as_ref().and_then(|rules| self.ctx.books.choose(rules, &game)) {
             tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
             return self.send_move(plies, choice.mv, None, self.state_at).await;
         }
+        let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+        let known = self
+            .ctx
+            .tablebases
+            .consult(&self.id, &game, clock.map(|c| c.saturating_sub(self.state_at.elapsed())))
+            .await;
+        self.decisions.record_tablebase(known.and_then(|k| k.verdict));
+        if let Some(known) = known {
+            tracing::debug!(game = %self.id, source = %known.source, verdict = ?known.verdict, "tablebase position");
+            if self.decisions.should_resign_by_tablebase()
+                && self.resign(plies, "the tablebase says the game is lost").await
+            {
+                return Ok(());
+            }
+            if let Some(mv) = known.mv {
+                tracing::info!(game = %self.id, mv = %game.position().uci(mv), source = %known.source, verdict = ?known.verdict, "tablebase move");
+                let eval = known.verdict.map(|v| (v.score(), 0));
+                return self.send_move(plies, mv, eval, self.state_at).await;
+            }
+        }
+        let config = &self.ctx.config.engine;
         let ours_made = self.rules.as_ref().map_or(0, |rules| rules.moves_by(us, plies));
         let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config);
-        let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
         let request = SearchRequest { game, limits, clock, state_at: self.state_at };
         self.search = self.player.as_mut().and_then(|player| player.think(request));
         Ok(())
@@ -623,18 +647,15 @@ impl GameTask {
             return self.send_move(plies, best, None, search.state_at + searched).await;
         };
         let result = (score, depth);
+        if search.was_hit()
+            && let Some(game) = &self.game
+        {
+            // A ponder hit skipped `start_move`: the tables' verdict is the local one.
+            self.decisions.record_tablebase(self.ctx.tablebases.local_verdict(game.position()));
+        }
         self.decisions.record(score);
-        if self.decisions.should_resign() && plies >= 2 {
-            tracing::info!(game = %self.id, score = ?score, "resigning");
-            self.moved_at_ply = Some(plies);
-            if let Err(e) = self.ctx.client.resign(&self.id).await {
-                tracing::warn!(game = %self.id, error = %e, "resign failed; playing on");
-                self.moved_at_ply = None;
-                self.decisions.truncate(0);
-            } else {
-                self.gave_up = Some(GaveUp::Resigned);
-                return Ok(());
-            }
+        if self.decisions.should_resign() && self.resign(plies, &format!("score {score:?}")).await {
+            return Ok(());
         }
         tracing::debug!(game = %self.id, depth, nodes = thought.nodes, search_ms = searched.as_millis() as u64, ponder_hit = search.was_hit(), "searched");
         let overhead_from = search.state_at + searched;
@@ -694,6 +715,25 @@ impl GameTask {
                 Err(e) => return self.move_rejected(plies, &uci, &e).await,
             }
         }
+    }
+
+    /// Resigns at ply `plies` (not before the second: the server would abort instead) for the
+    /// reason `why`; `true` when the server took it. A failed resignation forgets the scores
+    /// and the verdict that led to it, and the game goes on.
+    async fn resign(&mut self, plies: usize, why: &str) -> bool {
+        if plies < 2 {
+            return false;
+        }
+        tracing::info!(game = %self.id, why, "resigning");
+        self.moved_at_ply = Some(plies);
+        if let Err(e) = self.ctx.client.resign(&self.id).await {
+            tracing::warn!(game = %self.id, error = %e, "resign failed; playing on");
+            self.moved_at_ply = None;
+            self.decisions.truncate(0);
+            return false;
+        }
+        self.gave_up = Some(GaveUp::Resigned);
+        true
     }
 
     async fn move_rejected(&mut self, plies: usize, uci: &str, e: &Error) -> Result<(), Resync> {
@@ -880,6 +920,7 @@ mod tests {
             me: "ferzbot".into(),
             my_name: "ferzbot".into(),
             books: Books::default(),
+            tablebases: Tablebases::default(),
             exit_now,
             chat,
         };

@@ -11,6 +11,8 @@
 //!   recovery from crashes, hangs and panics.
 //! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
 //!   the game's side of chat (sending, answering, commands after the game).
+//! - [`tablebase`]: endgame tablebases: local Syzygy tables for the engine and the verdicts,
+//!   the Lichess online tablebase's moves.
 //! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
 //! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`]:
 //!   the pieces a game and the loop are made of, each testable on its own.
@@ -31,6 +33,7 @@ pub mod pgn_file;
 pub mod player;
 pub mod record;
 pub mod setup;
+pub mod tablebase;
 pub mod talk;
 pub mod timers;
 

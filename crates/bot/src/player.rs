@@ -233,7 +233,8 @@ impl Context {
 
     /// A fresh in-process engine with the settings' hash and threads.
     fn fresh_engine(&self) -> Box<Engine> {
-        let mut engine = Box::new(Engine::new(engine_options(&self.config)));
+        let options = ferz_engine::EngineOptions { syzygy: self.choice.syzygy.clone(), ..engine_options(&self.config) };
+        let mut engine = Box::new(Engine::new(options));
         engine.clear();
         engine
     }
@@ -441,11 +442,16 @@ pub struct EngineCheckError {
 
 /// Starts each external engine the settings choose, once per rule set the bot accepts games
 /// in (`variants`: the game variant keys), and quits it: a wrong command, option or a missing
-/// variant stops the bot at start rather than at its first game. Returns a line per engine.
+/// variant stops the bot at start rather than at its first game. The engines are set up as
+/// games set them up, with `[tablebase]`'s `SyzygyPath`. Returns a line per engine.
 ///
 /// # Errors
 /// The first engine that cannot play, with the key that chose it.
-pub async fn check_engines(config: &EngineConfig, variants: &[&str]) -> Result<Vec<String>, EngineCheckError> {
+pub async fn check_engines(
+    config: &EngineConfig,
+    tablebases: &crate::tablebase::Tablebases,
+    variants: &[&str],
+) -> Result<Vec<String>, EngineCheckError> {
     let mut checked: Vec<(EngineVariant, ferz_chess::Variant)> = Vec::new();
     let mut report = Vec::new();
     for &key in variants {
@@ -455,7 +461,7 @@ pub async fn check_engines(config: &EngineConfig, variants: &[&str]) -> Result<V
             "shatranj" => ferz_chess::Variant::Shatranj,
             _ => ferz_chess::Variant::Chess,
         };
-        let choice = config.choice(family);
+        let choice = tablebases.equip(config.choice(family));
         if choice.kind != EngineKind::Uci || checked.contains(&(family, rules)) {
             continue;
         }

@@ -53,6 +53,8 @@ pub enum Endpoint {
     ExportGame,
     /// `POST /api/bot/account/upgrade`
     Upgrade,
+    /// `GET /standard` of the Lichess tablebase server (another host: [`crate::TablebaseClient`])
+    Tablebase,
 }
 
 impl Endpoint {
@@ -81,6 +83,7 @@ impl Endpoint {
             Endpoint::UsersStatus => "users-status",
             Endpoint::ExportGame => "export-game",
             Endpoint::Upgrade => "account-upgrade",
+            Endpoint::Tablebase => "tablebase",
         }
     }
 }

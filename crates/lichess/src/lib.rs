@@ -17,6 +17,8 @@
 //!   values and unknown message types instead of failing.
 //! - [`Platform`] switches the dialect: PyChess's capability header, JSON pings, string flags,
 //!   units, and the endpoints it lacks.
+//! - [`TablebaseClient`]: the Lichess tablebase server (another host, no token), under the
+//!   same 429 rule.
 //! - The token is never shown: [`Token`]'s `Debug` redacts it and error bodies are scrubbed.
 //!
 //! The event loop a bot builds on it:
@@ -68,6 +70,7 @@ pub mod models;
 mod platform;
 mod policy;
 mod stream;
+mod tablebase;
 mod token;
 
 pub use client::Client;
@@ -81,4 +84,5 @@ pub use models::{
 pub use platform::Platform;
 pub use policy::{Backoff, ReconnectLimiter, RetryPolicy};
 pub use stream::{EventStream, GameStream, NdjsonStream, StreamItem};
+pub use tablebase::{Category, TablebaseAnswer, TablebaseClient, TablebaseMove};
 pub use token::{REDACTED, Token};

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
+use ferz_engine::tablebase::SyzygyOptions;
 use ferz_settings::{InvalidSetting, check, in_range};
 use ferz_uci::{EngineOption, Launch};
 use serde::{Deserialize, Serialize};
@@ -212,6 +213,9 @@ pub struct EngineChoice {
     pub options: Vec<EngineOption>,
     /// Whether it ponders in real-time games.
     pub ponder: bool,
+    /// Syzygy tables for the in-process engine (and a UCI engine's in-process stand-in),
+    /// from `[tablebase]` ([`crate::tablebase::Tablebases::equip`]); none by default.
+    pub syzygy: SyzygyOptions,
 }
 
 impl EngineChoice {
@@ -244,6 +248,7 @@ impl EngineConfig {
             launch: launch(&self.command, &self.args, &self.working_dir),
             options: uci_options(&self.options),
             ponder: self.ponder,
+            syzygy: SyzygyOptions::default(),
         };
         let Some(table) = self.override_for(variant) else { return base };
         let kind = table.kind.unwrap_or(self.kind);
@@ -261,6 +266,7 @@ impl EngineConfig {
             launch: launch(&command, &args, &working_dir),
             options: uci_options(&options),
             ponder: table.ponder.unwrap_or(self.ponder),
+            syzygy: SyzygyOptions::default(),
         }
     }
 

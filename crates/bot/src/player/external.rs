@@ -288,8 +288,12 @@ async fn stand_in(
         "playing the in-process engine's move instead"
     );
     let engine = seat.fallback.take().unwrap_or_else(|| {
-        let options =
-            EngineOptions { hash_mb: FALLBACK_HASH_MB, move_overhead: ctx.overhead(), ..EngineOptions::default() };
+        let options = EngineOptions {
+            hash_mb: FALLBACK_HASH_MB,
+            move_overhead: ctx.overhead(),
+            syzygy: ctx.choice.syzygy.clone(),
+            ..EngineOptions::default()
+        };
         Box::new(Engine::new(options))
     });
     match inprocess::run(engine, &request.game, limits, watch, progress, inprocess::ENGINE).await {

@@ -173,7 +173,8 @@ fn the_online_tablebase_gives_the_move_where_local_tables_do_not_reach() {
     let server = FakeLichess::start(FakeConfig { max_plies: 6, ..FakeConfig::default() });
     server.script_tablebase(FIVE, TablebaseReply::Json(five_answer()));
     let online = format!("online = true\nonline_url = \"{}\"", server.tablebase_url());
-    let bot = start_bot(&server, &[("tablebase", &online)]);
+    // Without pondering every move of ours is looked up (a ponder hit goes straight on).
+    let bot = start_bot(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
     let view =
         play(&server, ChallengeSpec::standard("erin", 120, 1).fen(FIVE).color("black").opponent(Opponent::random(9)));
     let log = bot.log();
@@ -195,7 +196,8 @@ fn the_online_tablebase_gives_the_move_where_local_tables_do_not_reach() {
 fn online_tablebase_failures_cost_a_log_line_and_never_the_move() {
     let server = FakeLichess::start(FakeConfig { max_plies: 6, ..FakeConfig::default() });
     let online = format!("online = true\nonline_url = \"{}\"\nonline_timeout_ms = 300", server.tablebase_url());
-    let bot = start_bot(&server, &[("tablebase", &online)]);
+    // Without pondering every move of ours is looked up (a ponder hit goes straight on).
+    let bot = start_bot(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
     let cases = [
         (
             TablebaseReply::Slow(Duration::from_secs(3), Box::new(TablebaseReply::Json(five_answer()))),

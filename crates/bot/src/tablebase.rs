@@ -168,7 +168,8 @@ impl Tablebases {
             tracing::info!(path = %config.syzygy_path, "{summary}");
         }
         let online = if config.online {
-            let timeout = Duration::from_millis(config.online_timeout_ms);
+            // The client's own timeout is a backstop: the lookup's deadline is `consult`'s.
+            let timeout = Duration::from_millis(config.online_timeout_ms.saturating_mul(2));
             let client = TablebaseClient::new(&config.online_url, timeout, Duration::from_secs(60))
                 .map_err(TablebaseError::Online)?;
             tracing::info!(url = %config.online_url, max_pieces = config.online_max_pieces, "online tablebase on");
@@ -205,11 +206,20 @@ impl Tablebases {
     pub fn local_verdict(&self, position: &Position) -> Option<Verdict> {
         let tables = self.syzygy.tables.as_deref()?;
         let rule50 = self.config.rule50;
-        // The root ranking counts the halfmove clock; without DTZ tables, WDL alone.
-        let wdl = match tables.rank_root_moves(position, rule50) {
-            Ok(ranked) => ranked.first()?.wdl,
-            Err(_) => tables.probe_wdl(position).ok()?,
-        };
+        let mut wdl = tables.probe_wdl(position).ok()?;
+        // WDL assumes a fresh halfmove clock. When the plies to zeroing (one DTZ probe) and the
+        // clock come near 100, the engine's root ranking (a probe per move) says exactly what
+        // the 50-move rule leaves of the result; without the DTZ table, WDL alone.
+        let clock = position.halfmoves() as i32;
+        if rule50
+            && clock > 0
+            && matches!(wdl, Wdl::Win | Wdl::Loss)
+            && let Ok(dtz) = tables.probe_dtz(position)
+            && dtz.0.abs() + clock >= 100
+            && let Ok(ranked) = tables.rank_root_moves(position, rule50)
+        {
+            wdl = ranked.first()?.wdl;
+        }
         Some(Verdict::of_wdl(wdl, rule50))
     }
 
@@ -423,6 +433,27 @@ mod tests {
         assert_eq!(tables.local_verdict(&position("8/8/8/8/8/2k5/8/KQ6 w - - 0 1")), Some(Verdict::Win));
         assert_eq!(tables.local_verdict(&position("8/8/8/8/8/2k5/8/KQ6 b - - 0 1")), Some(Verdict::Loss));
         assert_eq!(tables.local_verdict(&position("8/8/8/8/8/2k5/8/K6N w - - 0 1")), Some(Verdict::Draw));
+        // With the halfmove clock: the same result as the best move of the engine's root
+        // ranking, which probes every move.
+        let syzygy = ferz_syzygy::Tablebases::open(&[&dir]).unwrap();
+        for fen in ["8/8/8/8/8/2k5/8/KQ6", "8/1K6/8/1R6/8/8/4k3/8", "8/8/4k3/8/8/8/8/Q6K", "k7/8/8/8/8/8/8/KBN5"] {
+            for side in ["w", "b"] {
+                for clock in [0, 60, 85, 99] {
+                    let Ok(pos) = Position::from_fen(&format!("{fen} {side} - - {clock} 80"), Variant::Chess) else {
+                        continue;
+                    };
+                    let Some(best) = syzygy.rank_root_moves(&pos, true).unwrap().first().map(|r| r.wdl) else {
+                        continue;
+                    };
+                    assert_eq!(tables.local_verdict(&pos), Some(Verdict::of_wdl(best, true)), "{}", pos.fen());
+                }
+            }
+        }
+        assert_eq!(
+            tables.local_verdict(&position("8/1K6/8/1R6/8/8/4k3/8 w - - 90 80")),
+            Some(Verdict::CursedWin),
+            "DTZ 25 from a clock of 90"
+        );
         // Too many pieces for the 3-4 piece set.
         assert_eq!(tables.local_verdict(&position("8/8/8/8/8/2k1r3/8/KQ5R w - - 0 1")), None);
         let config = crate::config::EngineConfig::default();

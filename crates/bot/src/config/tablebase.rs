@@ -108,8 +108,6 @@ mod tests {
         let config =
             TablebaseConfig { syzygy_path: joined.to_string_lossy().into_owned(), ..TablebaseConfig::default() };
         assert_eq!(config.syzygy_dirs().len(), 2);
-        let mut bot = BotConfig::default();
-        bot.tablebase = config;
-        bot.validate().unwrap();
+        BotConfig { tablebase: config, ..BotConfig::default() }.validate().unwrap();
     }
 }

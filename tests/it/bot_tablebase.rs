@@ -43,10 +43,16 @@ fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
     bot
 }
 
-fn play(server: &FakeLichess, spec: ChallengeSpec) -> GameView {
+/// Plays one challenge to its end, and waits for the bot to finish the game's task (its slot
+/// is free only then: a challenge sent earlier would be declined `later`).
+fn play(server: &FakeLichess, bot: &BotProcess, spec: ChallengeSpec) -> GameView {
+    let finished = bot.log().matches("game over").count();
     let game = accepted_game(server, &server.send_challenge(spec));
     let view = wait_over(server, &game);
     assert_legal(&view);
+    server.wait_until(Duration::from_secs(20), "the bot ends the game's task", |_| {
+        bot.log().matches("game over").count() > finished
+    });
     view
 }
 
@@ -99,8 +105,11 @@ fn local_tables_convert_a_won_ending_with_dtz_optimal_moves() {
     let server = FakeLichess::start(FakeConfig::default());
     let tablebase = syzygy_section();
     let bot = start_bot(&server, &[("tablebase", &tablebase)]);
-    let view =
-        play(&server, ChallengeSpec::standard("alice", 120, 1).fen(KRVK).color("black").opponent(Opponent::random(5)));
+    let view = play(
+        &server,
+        &bot,
+        ChallengeSpec::standard("alice", 120, 1).fen(KRVK).color("black").opponent(Opponent::random(5)),
+    );
     let log = bot.log();
     assert_eq!((view.status.as_str(), view.bot_won()), ("mate", true), "{view:?}\n{log}");
     assert!(view.ply() <= 25, "mate within the start position's DTZ of 25 plies: {view:?}");
@@ -116,7 +125,8 @@ fn a_lost_tablebase_position_is_resigned_only_with_the_setting() {
     let server = FakeLichess::start(FakeConfig { max_plies: 10, ..FakeConfig::default() });
     // The score rule cannot fire here: it would need 20 bad moves.
     let bot = start_bot(&server, &[("tablebase", &tablebase), ("resign", "moves = 20\ntablebase = true")]);
-    let view = play(&server, ChallengeSpec::standard("bob", 120, 1).fen(KVKQ).color("white").opponent(opponent()));
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("bob", 120, 1).fen(KVKQ).color("white").opponent(opponent()));
     let log = bot.log();
     // Not at ply 1 (the server would abort a game resigned before its second ply): at ply 3.
     assert_eq!(
@@ -128,7 +138,8 @@ fn a_lost_tablebase_position_is_resigned_only_with_the_setting() {
     drop(bot);
     let server = FakeLichess::start(FakeConfig { max_plies: 10, ..FakeConfig::default() });
     let bot = start_bot(&server, &[("tablebase", &tablebase), ("resign", "moves = 20\ntablebase = false")]);
-    let view = play(&server, ChallengeSpec::standard("bob", 120, 1).fen(KVKQ).color("white").opponent(opponent()));
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("bob", 120, 1).fen(KVKQ).color("white").opponent(opponent()));
     assert_ne!(view.status, "resign", "tablebase = false: the bot plays on\n{}", bot.log());
 }
 
@@ -141,14 +152,16 @@ fn a_drawn_tablebase_position_is_offered_and_an_offer_accepted() {
     // The bot offers from its second move on (the server ignores offers before ply 2): the
     // score rule would need ten level moves first.
     let accepting = Opponent::random(7).moves(&["a8a7", "a7a8"]).accepts_draws(true);
-    let view = play(&server, ChallengeSpec::standard("carol", 120, 1).fen(KRVKR).color("black").opponent(accepting));
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("carol", 120, 1).fen(KRVKR).color("black").opponent(accepting));
     let log = bot.log();
     assert_eq!(view.status, "draw", "{view:?}\n{log}");
     assert!(view.bot_draw_offers >= 1 && view.ply() <= 4, "offered at once: {view:?}\n{log}");
     assert!(log.contains("offer_draw=true"), "{log}");
     // The opponent offers on its first move; the bot accepts on its next turn.
     let offering = Opponent::random(8).moves(&["a8a7", "a7a8"]).offer_draw_at(1);
-    let view = play(&server, ChallengeSpec::standard("dave", 120, 1).fen(KRVKR).color("black").opponent(offering));
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("dave", 120, 1).fen(KRVKR).color("black").opponent(offering));
     let log = bot.log();
     // Accepted while the opponent is on move (`/draw/yes`) or with the bot's next move.
     assert!(view.status == "draw" && view.ply() <= 2, "{view:?}\n{log}");
@@ -175,8 +188,11 @@ fn the_online_tablebase_gives_the_move_where_local_tables_do_not_reach() {
     let online = format!("online = true\nonline_url = \"{}\"", server.tablebase_url());
     // Without pondering every move of ours is looked up (a ponder hit goes straight on).
     let bot = start_bot(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
-    let view =
-        play(&server, ChallengeSpec::standard("erin", 120, 1).fen(FIVE).color("black").opponent(Opponent::random(9)));
+    let view = play(
+        &server,
+        &bot,
+        ChallengeSpec::standard("erin", 120, 1).fen(FIVE).color("black").opponent(Opponent::random(9)),
+    );
     let log = bot.log();
     assert_eq!(view.moves.first().map(String::as_str), Some("b2b3"), "the fastest win of the answer: {view:?}\n{log}");
     assert!(log.contains("tablebase move") && log.contains("source=online"), "{log}");
@@ -218,7 +234,7 @@ fn online_tablebase_failures_cost_a_log_line_and_never_the_move() {
             .fen(FIVE)
             .color("black")
             .opponent(Opponent::random(10 + round as u64));
-        let view = play(&server, spec);
+        let view = play(&server, &bot, spec);
         let log = bot.log();
         let finished = view.status == "draw" || (view.status == "mate" && view.bot_won());
         assert!(finished, "round {round}: the game reached the ply limit or the bot mated: {view:?}\n{log}");
@@ -252,8 +268,11 @@ fn stockfish_gets_the_syzygy_path_and_keeps_the_win() {
         &server,
         &[("engine", &engine), ("engine.options", "Hash = 16\nThreads = 1"), ("tablebase", &tablebase)],
     );
-    let view =
-        play(&server, ChallengeSpec::standard("gina", 120, 1).fen(KRVK).color("black").opponent(Opponent::random(11)));
+    let view = play(
+        &server,
+        &bot,
+        ChallengeSpec::standard("gina", 120, 1).fen(KRVK).color("black").opponent(Opponent::random(11)),
+    );
     let log = bot.log();
     assert_eq!((view.status.as_str(), view.bot_won()), ("mate", true), "{view:?}\n{log}");
     assert_tablebase_wins(&view, false, &log);

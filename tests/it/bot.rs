@@ -519,7 +519,7 @@ fn bench_bot_overhead_with_books() {
 
 /// Plays at least 1000 moves, four games at a time, and prints the bot's overhead per move;
 /// returns the bot's log.
-fn bot_overhead(extra: &[(&str, &str)], challenge: &dyn Fn(u64) -> ChallengeSpec) -> String {
+pub(super) fn bot_overhead(extra: &[(&str, &str)], challenge: &dyn Fn(u64) -> ChallengeSpec) -> String {
     let server = server(FakeConfig::default());
     let mut sections = vec![
         ("engine", "nodes = 50\nhash_mb = 1"),
@@ -544,6 +544,12 @@ fn bot_overhead(extra: &[(&str, &str)], challenge: &dyn Fn(u64) -> ChallengeSpec
         }
         server
             .wait_until(Duration::from_secs(10), "the bot logs its moves", |_| overheads_us(&bot.log()).len() > total);
+        // The next batch only once every game's task has ended (short games would otherwise find
+        // the slots still held and be declined `later`).
+        let games = server.games().len();
+        server.wait_until(Duration::from_secs(20), "the bot ends the games' tasks", |_| {
+            bot.log().matches("game over").count() >= games
+        });
         total = overheads_us(&bot.log()).len();
     }
     let mut overhead = overheads_us(&bot.log());

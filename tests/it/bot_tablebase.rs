@@ -279,3 +279,17 @@ fn stockfish_gets_the_syzygy_path_and_keeps_the_win() {
     let input = std::fs::read_to_string(dir.path().join("input.log")).unwrap();
     assert!(input.contains(&format!("setoption name SyzygyPath value {}", tables_dir())), "{input}");
 }
+
+/// Benchmark (run on demand): the bot's overhead per move in tablebase endings with the local
+/// tables on (every move probes the verdict before the search), KQvK, KRvK and KRvKR from the
+/// bot's side. `cargo test --release -p ferz-tests --test it bench_bot_overhead_with_tablebases -- --ignored --nocapture`
+#[test]
+#[ignore = "benchmark; run on demand"]
+fn bench_bot_overhead_with_tablebases() {
+    let tablebase = syzygy_section();
+    let starts = [KRVK, "8/8/8/8/8/2k5/8/KQ6 w - - 0 1", KRVKR];
+    super::bot::bot_overhead(&[("tablebase", &tablebase)], &|seed| {
+        let start = starts[(seed % 3) as usize];
+        ChallengeSpec::standard("bench", 300, 3).fen(start).color("black").opponent(Opponent::random(seed))
+    });
+}

@@ -448,6 +448,9 @@ pub struct GameView {
     pub btime_ms: i64,
     /// How many times the game's stream was opened.
     pub game_stream_connections: usize,
+    /// Whether the bot's stream of the game is open now (a stream the bot closed counts as
+    /// open until the next keep-alive fails to reach it).
+    pub game_stream_open: bool,
     /// Whether a draw offer of the opponent is pending.
     pub opponent_offers_draw: bool,
     /// Whether a draw offer of the bot is pending.
@@ -699,6 +702,17 @@ impl FakeLichess {
     /// Injects a fault.
     pub fn inject(&self, fault: Fault) {
         self.with_state(|st, shared| st.inject(fault, shared));
+    }
+
+    /// Lets the held opponent of game `id` ([`Opponent::held`]) make `moves` more moves.
+    ///
+    /// # Panics
+    /// If there is no such game.
+    pub fn release_moves(&self, id: &str, moves: usize) {
+        self.with_state(|st, _| {
+            let g = st.games.iter_mut().find(|g| g.id == id).unwrap_or_else(|| panic!("no game {id}"));
+            g.opp.released += moves;
+        });
     }
 
     /// Sets what `/api/bot/online` lists.

@@ -43,6 +43,11 @@
 //! - Variants the fake cannot simulate (`atomic`, …) can be challenged and accepted; their
 //!   games are played with standard rules.
 //! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
+//! - Correspondence games ([`ChallengeSpec::days`]): speed `correspondence`, `daysPerTurn` in
+//!   `gameFull`, the days left for the move as the mover's clock (ms), reset on every move;
+//!   `/api/account/playing` lists `isMyTurn` and `secondsLeft`. A held opponent
+//!   ([`Opponent::held`]) moves only when the test calls [`FakeLichess::release_moves`], so a
+//!   test decides when the days have passed.
 //! - Shatranj games (`ChallengeSpec::variant("shatranj")`) are refereed with ferz's Shatranj
 //!   rules: checkmate, stalemate (the stalemated side loses), bare king (loses unless it bares
 //!   back at once: then king against king, a draw), the 70-move rule, repetition.

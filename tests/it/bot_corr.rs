@@ -1,7 +1,7 @@
 //! Correspondence games through the real `ferz bot` against the fake Lichess server: they take
 //! no real-time slot, their stream closes while the opponent thinks and the check-in returns on
-//! our turn, a restart resumes them, and a malformed `/api/account/playing` answer is logged and
-//! retried. The opponent is held ([`Opponent::held`]) and released by the test: its "days" pass
+//! our turn, a restart resumes them, a stop request does not wait for them, and a malformed
+//! `/api/account/playing` answer is logged and retried. The opponent is held ([`Opponent::held`]) and released by the test: its "days" pass
 //! when the test says so, and the bot's check-in runs every second.
 
 use std::time::Duration;
@@ -145,4 +145,19 @@ fn a_malformed_playing_answer_is_logged_and_retried_at_the_next_check_in() {
     let lines = log.lines().filter(|l| l.contains("cannot read the account's ongoing games")).count();
     assert!(lines >= 4, "one line per bad answer (start-up included): {lines}\n{log}");
     assert!(log.contains("/api/account/playing"), "{log}");
+}
+
+#[test]
+fn a_stop_request_sets_correspondence_games_aside_and_exits() {
+    let server = server();
+    // The stream would stay open for ten minutes of silence: only the stop closes it.
+    let mut bot = start_bot(&server, 600, 600, &[]);
+    let corr = accepted_game(&server, &server.send_challenge(correspondence_challenge("carol", 76)));
+    wait_ply(&server, &corr, 1, "the bot makes its first move");
+    assert!(server.game(&corr).expect("the game exists").game_stream_open);
+    bot.interrupt();
+    assert_eq!(bot.wait(STEP), Some(0), "the bot exits without waiting for the opponent's days");
+    let view = server.game(&corr).expect("the game exists");
+    assert!(!view.is_over(), "the game goes on: {view:?}");
+    assert!(bot.log().contains("all games finished; stopping"), "{}", bot.log());
 }

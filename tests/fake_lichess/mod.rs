@@ -43,6 +43,11 @@
 //! - Variants the fake cannot simulate (`atomic`, …) can be challenged and accepted; their
 //!   games are played with standard rules.
 //! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
+//! - Correspondence games ([`ChallengeSpec::days`]): speed `correspondence`, `daysPerTurn` in
+//!   `gameFull`, the days left for the move as the mover's clock (ms), reset on every move;
+//!   `/api/account/playing` lists `isMyTurn` and `secondsLeft`. A held opponent
+//!   ([`Opponent::held`]) moves only when the test calls [`FakeLichess::release_moves`], so a
+//!   test decides when the days have passed.
 //! - Shatranj games (`ChallengeSpec::variant("shatranj")`) are refereed with ferz's Shatranj
 //!   rules: checkmate, stalemate (the stalemated side loses), bare king (loses unless it bares
 //!   back at once: then king against king, a draw), the 70-move rule, repetition.
@@ -448,6 +453,9 @@ pub struct GameView {
     pub btime_ms: i64,
     /// How many times the game's stream was opened.
     pub game_stream_connections: usize,
+    /// Whether the bot's stream of the game is open now (a stream the bot closed counts as
+    /// open until the next keep-alive fails to reach it).
+    pub game_stream_open: bool,
     /// Whether a draw offer of the opponent is pending.
     pub opponent_offers_draw: bool,
     /// Whether a draw offer of the bot is pending.
@@ -699,6 +707,17 @@ impl FakeLichess {
     /// Injects a fault.
     pub fn inject(&self, fault: Fault) {
         self.with_state(|st, shared| st.inject(fault, shared));
+    }
+
+    /// Lets the held opponent of game `id` ([`Opponent::held`]) make `moves` more moves.
+    ///
+    /// # Panics
+    /// If there is no such game.
+    pub fn release_moves(&self, id: &str, moves: usize) {
+        self.with_state(|st, _| {
+            let g = st.games.iter_mut().find(|g| g.id == id).unwrap_or_else(|| panic!("no game {id}"));
+            g.opp.released += moves;
+        });
     }
 
     /// Sets what `/api/bot/online` lists.

@@ -824,6 +824,7 @@ impl State {
             wtime_ms: times[Color::White.index()],
             btime_ms: times[Color::Black.index()],
             game_stream_connections: g.game_stream_connections,
+            game_stream_open: g.slot.is_some(),
             opponent_offers_draw: g.draw_offer[opp],
             bot_offers_draw: g.draw_offer[bot],
             opponent_proposes_takeback: g.takeback_offer[opp],

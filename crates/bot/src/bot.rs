@@ -1,11 +1,18 @@
-//! The event loop: start-up checks, the event stream, challenges, game tasks, matchmaking and
-//! the graceful stop.
+//! The event loop: start-up checks, the event stream, challenges, game tasks, the
+//! correspondence check-in, matchmaking and the graceful stop.
+//!
+//! Real-time games hold the `[challenge] concurrency` slots; correspondence and unlimited games
+//! are counted apart (`[correspondence] max_games`). At start-up and every
+//! `[correspondence] checkin_period_s` the loop lists the account's ongoing games
+//! (`/api/account/playing`) and opens those that have no task and need one ([`crate::resume`]):
+//! that is how the bot resumes its games after a restart and returns to a correspondence game
+//! whose task set it aside while the opponent was thinking.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferz_lichess::models::User;
+use ferz_lichess::models::{GameEventInfo, TimeControl, User};
 use ferz_lichess::{
     Backoff, Challenge, Client, ClientConfig, DeclineReason, Endpoint, Event, Platform, RetryPolicy, StreamItem, Token,
 };
@@ -169,6 +176,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
     let (exit_tx, exit_rx) = watch::channel(false);
     let (chat, queue) = crate::chat::hub();
+    let (stopping_tx, stopping_rx) = watch::channel(false);
     let ctx = Arc::new(GameContext {
         client,
         config: Arc::new(config),
@@ -177,12 +185,16 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         books,
         exit_now: exit_rx,
         chat,
+        stopping: stopping_rx,
     });
     let mut dispatcher = Dispatcher {
         ctx,
         games: HashMap::new(),
         tasks: JoinSet::new(),
         accepted: HashMap::new(),
+        set_aside: HashMap::new(),
+        next_checkin: Instant::now(),
+        stopping_tx,
         waiting: VecDeque::new(),
         finished: VecDeque::new(),
         matchmaker,
@@ -201,13 +213,28 @@ const ACCEPT_GRACE: Duration = Duration::from_secs(20);
 /// Finished game ids remembered to ignore replays.
 const FINISHED_MEMORY: usize = 256;
 
+/// Who a game is against and whether it is correspondence (outside the real-time slots).
+#[derive(Clone, Debug)]
+struct Seat {
+    /// The opponent's id.
+    opponent: String,
+    /// A correspondence or unlimited game.
+    correspondence: bool,
+}
+
 struct Dispatcher {
     ctx: Arc<GameContext>,
-    /// Running game tasks: id → opponent id.
-    games: HashMap<String, String>,
+    /// Running game tasks: id → seat.
+    games: HashMap<String, Seat>,
     tasks: JoinSet<GameSummary>,
-    /// Challenges accepted whose game has not started yet: id → (when, challenger id).
-    accepted: HashMap<String, (Instant, String)>,
+    /// Challenges accepted whose game has not started yet: id → (when, seat).
+    accepted: HashMap<String, (Instant, Seat)>,
+    /// Correspondence games going on without a task while the opponent thinks: id → opponent.
+    set_aside: HashMap<String, String>,
+    /// When to list the account's games next.
+    next_checkin: Instant,
+    /// Tells game tasks that the bot takes no new games (correspondence games are set aside).
+    stopping_tx: watch::Sender<bool>,
     /// Challenges waiting for a free slot.
     waiting: VecDeque<Challenge>,
     finished: VecDeque<String>,
@@ -221,8 +248,20 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
+    /// Real-time slots in use: running games and accepted challenges.
     fn busy(&self) -> usize {
-        self.games.len() + self.accepted.len()
+        self.games.values().chain(self.accepted.values().map(|(_, s)| s)).filter(|s| !s.correspondence).count()
+    }
+
+    /// Correspondence games: running, set aside, and accepted.
+    fn correspondence_games(&self) -> usize {
+        let seats = self.games.values().chain(self.accepted.values().map(|(_, s)| s));
+        seats.filter(|s| s.correspondence).count() + self.set_aside.len()
+    }
+
+    /// Every game of the account this run knows of, for `!queue`.
+    fn playing(&self) -> usize {
+        self.games.len() + self.accepted.len() + self.set_aside.len()
     }
 
     async fn run(&mut self, mut signals: watch::Receiver<u32>, exit_now: watch::Sender<bool>) -> Result<(), BotError> {
@@ -231,6 +270,8 @@ impl Dispatcher {
         let mut events: Option<ferz_lichess::EventStream> = None;
         let mut tick = tokio::time::interval(Duration::from_millis(500));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // Resume the account's games before new challenges arrive: real-time games first.
+        self.check_in().await;
         loop {
             if self.stopping && self.games.is_empty() && self.accepted.is_empty() {
                 tracing::info!("all games finished; stopping");
@@ -292,7 +333,7 @@ impl Dispatcher {
                     }
                 }
             }
-            self.queue.publish(QueueView::of(self.busy(), &self.waiting));
+            self.queue.publish(QueueView::of(self.playing(), &self.waiting));
         }
     }
 
@@ -307,7 +348,8 @@ impl Dispatcher {
             loop {
                 tokio::select! {
                     joined = self.tasks.join_next() => match joined {
-                        Some(Ok(summary)) => self.summary.games.push(summary),
+                        Some(Ok(summary)) if !summary.set_aside => self.summary.games.push(summary),
+                        Some(Ok(_)) => {}
                         Some(Err(_)) => {}
                         None => break,
                     },
@@ -318,6 +360,7 @@ impl Dispatcher {
         }
         if count == 1 && !self.stopping {
             self.stopping = true;
+            let _ = self.stopping_tx.send(true);
             tracing::info!(
                 games = self.games.len(),
                 "stop requested: no new games; finishing the running ones (stop again to exit now)"
@@ -340,18 +383,13 @@ impl Dispatcher {
                     tracing::debug!(game = %id, "gameStart for a game we know; ignored");
                     return;
                 }
+                if self.set_aside.contains_key(&id) && info.is_my_turn == Some(false) {
+                    // Replayed on a reconnect: the check-in opens it on our turn.
+                    tracing::debug!(game = %id, "gameStart for a correspondence game set aside; ignored");
+                    return;
+                }
                 self.matchmaker.started(&id);
-                let opponent = info
-                    .opponent
-                    .as_ref()
-                    .map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()))
-                    .or_else(|| self.accepted.get(&id).map(|(_, o)| o.clone()))
-                    .unwrap_or_default();
-                self.accepted.remove(&id);
-                tracing::info!(game = %id, opponent = %opponent, "game started");
-                self.games.insert(id.clone(), opponent);
-                let ctx = Arc::clone(&self.ctx);
-                self.tasks.spawn(play(ctx, id, info));
+                self.start_game(info, "game started");
             }
             Event::GameFinish(info) => tracing::debug!(game = %info.id(), "gameFinish"),
             Event::Challenge { challenge, .. } => self.on_challenge(challenge).await,
@@ -367,14 +405,78 @@ impl Dispatcher {
         }
     }
 
-    fn load_for(&self, challenger: &str) -> Load {
+    /// Starts the task of game `info` (from `gameStart` or the check-in); `what` is logged.
+    fn start_game(&mut self, info: GameEventInfo, what: &str) {
+        let id = info.id().to_owned();
+        let accepted = self.accepted.remove(&id).map(|(_, seat)| seat);
+        let opponent = info
+            .opponent
+            .as_ref()
+            .map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()))
+            .or_else(|| accepted.as_ref().map(|s| s.opponent.clone()))
+            .unwrap_or_default();
+        let correspondence = crate::resume::is_correspondence(&info) || accepted.is_some_and(|s| s.correspondence);
+        let reopened = self.set_aside.remove(&id).is_some();
+        tracing::info!(game = %id, opponent = %opponent, correspondence, reopened, "{what}");
+        self.games.insert(id.clone(), Seat { opponent, correspondence });
+        let ctx = Arc::clone(&self.ctx);
+        self.tasks.spawn(play(ctx, id, info, reopened));
+    }
+
+    /// Lists the account's ongoing games and opens those that need a task: at start-up every
+    /// game not running (real-time first), later the correspondence games where it is our
+    /// turn (and any real-time game whose `gameStart` was missed). A failed or malformed answer
+    /// is logged and changes nothing: the next check-in tries again.
+    async fn check_in(&mut self) {
+        let config = &self.ctx.config.correspondence;
+        self.next_checkin = Instant::now() + config.checkin_period();
+        let playing = match self.ctx.client.playing(50).await {
+            Ok(playing) => playing,
+            Err(e) => {
+                tracing::warn!(error = %e, retry_in_s = config.checkin_period_s, "cannot read the account's ongoing games (/api/account/playing); trying again at the next check-in");
+                return;
+            }
+        };
+        let plan = crate::resume::plan(&playing.now_playing, |id| {
+            self.games.contains_key(id) || self.finished.iter().any(|f| f == id)
+        });
+        tracing::debug!(
+            listed = playing.now_playing.len(),
+            open = plan.open.len(),
+            set_aside = plan.set_aside.len(),
+            "check-in"
+        );
+        // The server's list is the truth: a game that ended while set aside drops out.
+        let mut set_aside = HashMap::new();
+        for &i in &plan.set_aside {
+            let game = &playing.now_playing[i];
+            let opponent = game.opponent.as_ref().map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()));
+            set_aside.insert(game.id().to_owned(), opponent.unwrap_or_default());
+        }
+        for &i in &plan.open {
+            let id = playing.now_playing[i].id();
+            if let Some(opponent) = self.set_aside.remove(id) {
+                // Kept for `start_game`, which takes it out and so knows it reopens the game.
+                set_aside.insert(id.to_owned(), opponent);
+            }
+        }
+        self.set_aside = set_aside;
+        for i in plan.open {
+            self.start_game(playing.now_playing[i].clone(), "resuming the game");
+        }
+    }
+
+    fn load_for(&self, challenger: &str, correspondence: bool) -> Load {
         Load {
-            games: self.busy(),
-            waiting: self.waiting.len(),
+            // Correspondence games have their own cap, checked apart from the real-time slots.
+            games: if correspondence { 0 } else { self.busy() },
+            waiting: if correspondence { 0 } else { self.waiting.len() },
             games_with_challenger: self
                 .games
                 .values()
-                .chain(self.accepted.values().map(|(_, o)| o))
+                .chain(self.accepted.values().map(|(_, s)| s))
+                .map(|s| &s.opponent)
+                .chain(self.set_aside.values())
                 .filter(|o| o.eq_ignore_ascii_case(challenger))
                 .count(),
             stopping: self.stopping,
@@ -395,7 +497,15 @@ impl Dispatcher {
         if self.accepted.contains_key(&id) || self.games.contains_key(&id) || self.waiting.iter().any(|c| c.id == id) {
             return; // replayed after a reconnect
         }
-        let verdict = judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenger));
+        let correspondence = is_correspondence_challenge(&challenge);
+        let verdict = match judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenger, correspondence)) {
+            Verdict::Accept
+                if correspondence && self.correspondence_games() >= self.ctx.config.correspondence.max_games =>
+            {
+                Verdict::Decline(DeclineReason::Later)
+            }
+            verdict => verdict,
+        };
         tracing::info!(challenge = %id, from = %challenge.challenger.name, variant = %challenge.variant.key_or_name(), rated = challenge.rated, verdict = ?verdict, "challenge");
         match verdict {
             Verdict::Accept => self.accept(challenge).await,
@@ -408,7 +518,11 @@ impl Dispatcher {
         let id = challenge.id.clone();
         match self.ctx.client.accept_challenge(&id, None).await {
             Ok(()) => {
-                self.accepted.insert(id, (Instant::now(), challenge.challenger.user_id()));
+                let seat = Seat {
+                    opponent: challenge.challenger.user_id(),
+                    correspondence: is_correspondence_challenge(&challenge),
+                };
+                self.accepted.insert(id, (Instant::now(), seat));
             }
             Err(e) if e.retry_after().is_some() => {
                 // Held by a 429: keep it first in line and try when the hold ends.
@@ -427,12 +541,17 @@ impl Dispatcher {
     }
 
     async fn on_game_done(&mut self, summary: GameSummary) {
-        self.games.remove(&summary.id);
+        let seat = self.games.remove(&summary.id);
+        if summary.set_aside {
+            // Going on without us while the opponent thinks; the check-in comes back to it.
+            self.set_aside.insert(summary.id, seat.map(|s| s.opponent).unwrap_or_default());
+            return;
+        }
         self.finished.push_back(summary.id.clone());
         while self.finished.len() > FINISHED_MEMORY {
             self.finished.pop_front();
         }
-        if self.games.is_empty() {
+        if self.busy() == 0 {
             self.idle_since = Instant::now();
         }
         self.summary.games.push(summary);
@@ -446,7 +565,7 @@ impl Dispatcher {
         }
         while !self.stopping && self.busy() < self.ctx.config.challenge.concurrency {
             let Some(challenge) = self.waiting.pop_front() else { break };
-            let load = Load { waiting: 0, ..self.load_for(&challenge.challenger.user_id()) };
+            let load = Load { waiting: 0, ..self.load_for(&challenge.challenger.user_id(), false) };
             match judge(&challenge, &self.ctx.config.challenge, load) {
                 Verdict::Accept => self.accept(challenge).await,
                 Verdict::Wait => {
@@ -471,10 +590,13 @@ impl Dispatcher {
             }
             keep
         });
-        if self.accepted.len() != before && self.games.is_empty() {
+        if self.accepted.len() != before && self.busy() == 0 {
             self.idle_since = now;
         }
         self.fill_slots().await;
+        if !self.stopping && now >= self.next_checkin {
+            self.check_in().await;
+        }
         if let Some(expired) = self.matchmaker.expired(now) {
             tracing::info!(challenge = %expired.id, opponent = %expired.opponent, "our challenge went unanswered; cancelling");
             let _ = self.ctx.client.cancel_challenge(&expired.id).await;
@@ -531,4 +653,11 @@ impl Dispatcher {
             }
         }
     }
+}
+
+/// Whether a challenge is for a correspondence or unlimited game: the server's speed, or a time
+/// control without a clock.
+fn is_correspondence_challenge(challenge: &Challenge) -> bool {
+    challenge.speed == Some(ferz_lichess::models::Speed::Correspondence)
+        || matches!(challenge.time_control, Some(TimeControl::Correspondence { .. } | TimeControl::Unlimited))
 }

@@ -12,9 +12,11 @@ use ferz_lichess::Platform;
 use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
+pub mod correspondence;
 pub mod engine;
 pub mod values;
 
+pub use correspondence::CorrespondenceConfig;
 pub use engine::{EngineChoice, EngineKind, EngineOverride, EngineVariant, OptionValue, UciOptions, VariantEngines};
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
@@ -33,6 +35,8 @@ pub struct BotConfig {
     pub book: BookConfig,
     /// Which challenges to accept.
     pub challenge: ChallengeConfig,
+    /// The check-in cycle of correspondence and unlimited games.
+    pub correspondence: CorrespondenceConfig,
     /// Draw offers, ours and the opponent's.
     pub draw: DrawConfig,
     /// Resigning lost games.
@@ -112,8 +116,10 @@ pub struct EngineConfig {
     /// The longest the first move of each side may take, in ms (Lichess aborts a game whose
     /// first move does not come within 30 s, and the clock does not run yet).
     pub first_move_ms: u64,
-    /// Seconds per move in correspondence and unlimited games.
-    pub correspondence_move_s: u64,
+    /// Retired: the time per correspondence move is `[correspondence] move_time_s`. Read
+    /// only to say so.
+    #[serde(skip_serializing)]
+    pub correspondence_move_s: Option<u64>,
     /// Nodes per move instead of the clock (0: use the clock). For testing and benchmarks.
     pub nodes: u64,
 }
@@ -134,7 +140,7 @@ impl Default for EngineConfig {
             threads: 1,
             move_overhead_ms: 300,
             first_move_ms: 3000,
-            correspondence_move_s: 30,
+            correspondence_move_s: None,
             nodes: 0,
         }
     }
@@ -581,6 +587,7 @@ impl BotConfig {
         self.engine.validate()?;
         self.book.validate()?;
         self.challenge.validate(self.lichess.platform)?;
+        self.correspondence.validate()?;
         self.draw.validate()?;
         self.resign.validate()?;
         self.matchmaking.validate()?;
@@ -615,7 +622,12 @@ impl EngineConfig {
         )?;
         in_range("engine.move_overhead_ms", self.move_overhead_ms, 0..=10_000, "use 0 to 10000 ms")?;
         self.validate_choice()?;
-        at_least("engine.correspondence_move_s", self.correspondence_move_s, 1, "use at least 1 second")
+        check(
+            self.correspondence_move_s.is_none(),
+            "engine.correspondence_move_s",
+            self.correspondence_move_s.unwrap_or_default(),
+            "this key moved: set [correspondence] move_time_s instead",
+        )
     }
 }
 
@@ -837,6 +849,21 @@ mod tests {
         assert_eq!(config.validate().unwrap_err().key, "log.file");
         config.log.file = PathBuf::from("logs/bot.log");
         config.validate().unwrap();
+    }
+
+    #[test]
+    fn the_old_correspondence_key_points_to_its_new_home() {
+        let config = from_json(serde_json::json!({ "engine": { "correspondence_move_s": 60 } })).unwrap();
+        assert_eq!(
+            config.validate().unwrap_err().to_string(),
+            "engine.correspondence_move_s = 60: this key moved: set [correspondence] move_time_s instead"
+        );
+        let config =
+            from_json(serde_json::json!({ "correspondence": { "move_time_s": 60, "disconnect_s": 0 } })).unwrap();
+        assert_eq!(config.correspondence.move_time_s, 60);
+        assert_eq!(config.validate().unwrap_err().key, "correspondence.disconnect_s");
+        let err = from_json(serde_json::json!({ "correspondence": { "checkin_s": 5 } })).unwrap_err().to_string();
+        assert!(err.contains("unknown field `checkin_s`"), "{err}");
     }
 
     #[test]

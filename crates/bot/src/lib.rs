@@ -3,7 +3,8 @@
 //!
 //! - [`config`]: `config/bot.toml`, every key with its default, validated once at start.
 //! - [`bot`]: start-up checks (token, scope, BOT account), the event loop (challenges, games,
-//!   replays after reconnects), matchmaking and the graceful stop.
+//!   replays after reconnects), the correspondence check-in, matchmaking and the graceful stop.
+//! - [`resume`]: which ongoing games to open at start-up and at each check-in, in which order.
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
@@ -30,6 +31,7 @@ pub mod matchmaking;
 pub mod pgn_file;
 pub mod player;
 pub mod record;
+pub mod resume;
 pub mod setup;
 pub mod talk;
 pub mod timers;

@@ -54,6 +54,7 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
         ("GET", ["api", "bot", "online"]) => return Answer::Whole(online_bots(st, req)),
         ("GET", ["api", "users", "status"]) => return Answer::Whole(users_status(st, shared, req)),
         ("GET", ["game", "export", id]) => return Answer::Whole(export(st, shared, id)),
+        ("GET", ["files", name]) => return Answer::Whole(text_file(st, name)),
         _ => {}
     }
 
@@ -106,6 +107,15 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
         _ => Response::error(404, "Not found."),
     };
     Answer::Whole(full)
+}
+
+/// `GET /files/{name}`: a text file set by [`super::FakeLichess::set_text_file`], as any web
+/// server would serve an online block list.
+fn text_file(st: &State, name: &str) -> Response {
+    match st.text_files.get(name) {
+        Some(text) => Response::new(200, "text/plain; charset=utf-8", text.clone()),
+        None => Response::new(404, "text/plain", "not found"),
+    }
 }
 
 // ---- account ----

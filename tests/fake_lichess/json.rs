@@ -143,7 +143,7 @@ pub(crate) fn game_info(g: &GameSim, st: &State, shared: &Shared, now: Instant) 
         "rated": g.rated,
         "hasMoved": bot_moves > 0,
         "isMyTurn": g.status == Status::Started && g.turn() == g.bot_color,
-        "rating": shared.config.bot_rating,
+        "rating": st.bot_rating,
         "compat": compat(st, g.tc),
     });
     if g.tc != TimeControl::Unlimited {
@@ -275,7 +275,7 @@ pub(crate) fn decline_text(key: &str) -> &'static str {
 /// `/api/account`.
 pub(crate) fn account(st: &State, shared: &Shared) -> Value {
     let bot = st.bot_user(shared);
-    let rating = shared.config.bot_rating;
+    let rating = st.bot_rating;
     let perf = json!({ "games": 100, "rating": rating, "rd": 60, "prog": 0 });
     let mut v = json!({
         "id": bot.id,

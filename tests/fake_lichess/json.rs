@@ -124,7 +124,7 @@ pub(crate) fn game_full(g: &GameSim, st: &State, shared: &Shared, now: Instant) 
 }
 
 /// lila's `GameEventInfo` (the `game` of `gameStart`/`gameFinish`, an entry of `nowPlaying`).
-pub(crate) fn game_info(g: &GameSim, st: &State, shared: &Shared, now: Instant) -> Value {
+pub(crate) fn game_info(g: &GameSim, st: &State, now: Instant) -> Value {
     let (perf_key, _) = perf(&g.variant, g.tc);
     let bot_moves = if g.bot_color == Color::White { g.ply().div_ceil(2) } else { g.ply() / 2 };
     let mut opponent = json!({ "id": g.opp_user.id, "username": g.opp_user.name, "rating": g.opp_user.rating });

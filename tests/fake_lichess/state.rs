@@ -605,7 +605,7 @@ impl State {
         if shared.config.is_pychess() {
             return super::pychess::game_start(&self.games[gi]).to_string();
         }
-        let game = super::json::game_info(&self.games[gi], self, shared, now);
+        let game = super::json::game_info(&self.games[gi], self, now);
         serde_json::json!({ "type": kind, "game": game }).to_string()
     }
 

@@ -507,7 +507,7 @@ impl Dispatcher {
     async fn refresh(&mut self, now: Instant) {
         let config = &self.ctx.config;
         let uses_ratings = config.challenge.rating_difference.is_some()
-            || (self.matchmaker_enabled() && config.matchmaking.max_rating_diff > 0);
+            || (config.matchmaking.enabled && config.matchmaking.max_rating_diff > 0);
         if uses_ratings
             && now.duration_since(self.ratings_read) >= Duration::from_secs(config.challenge.rating_refresh_s)
         {
@@ -525,10 +525,6 @@ impl Dispatcher {
             self.block_list_read = now;
             self.block_list.refresh(&self.ctx.client).await;
         }
-    }
-
-    fn matchmaker_enabled(&self) -> bool {
-        self.ctx.config.matchmaking.enabled
     }
 
     async fn on_tick(&mut self) {

@@ -2,8 +2,9 @@
 //! a burst of challenges that meets each rule of the policy (the online block list, the rating
 //! difference to our current rating, bullet without increment, days per move, the slots kept
 //! for humans, the recent games against bots), our rating read again while the bot runs, the
-//! online block list read again (and kept when unreachable), and the outgoing matchmaking
-//! challenge holding its slot.
+//! online block list read again (and kept when unreachable), the outgoing matchmaking
+//! challenge holding its slot, and matchmaking's sets (an override with correspondence days and
+//! its own mode) taken in turn.
 
 use std::time::Duration;
 
@@ -154,4 +155,32 @@ fn the_outgoing_matchmaking_challenge_holds_its_slot() {
     server.wait_until(WAIT, "alice's game starts", |s| s.game(&game).is_some());
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(server.outgoing_challenges().len(), 1, "{:?}", server.outgoing_challenges());
+}
+
+#[test]
+fn matchmaking_takes_its_sets_in_turn_with_their_mode_and_days() {
+    use ferz_tests::fake_lichess::ChallengeAnswer;
+    let server = FakeLichess::start(FakeConfig::default());
+    let online = |name: &str| OnlineBot::new(name).perf("blitz", 2000, 100).perf("correspondence", 2000, 10);
+    server.set_online_bots(vec![online("Nay"), online("Never")]);
+    for name in ["nay", "never"] {
+        server.set_challenge_answer(name, ChallengeAnswer::Decline("later".into()));
+    }
+    let _bot = bot(
+        &server,
+        &[(
+            "matchmaking",
+            "enabled = true\nidle_s = 0\nmin_interval_s = 1\ntime_controls = [\"180+2\"]\nmode = \"casual\"\n\
+             override_order = \"sequential\"\n[matchmaking.overrides.corr]\ndays = [3]\nmode = \"rated\"",
+        )],
+    );
+    // The [matchmaking] keys first, then the override; each decliner is then left alone.
+    server.wait_until(WAIT, "two challenges went out", |s| s.outgoing_challenges().len() >= 2);
+    let out = server.outgoing_challenges();
+    let fields = |i: usize| {
+        let c = &out[i];
+        (c.field("clock.limit"), c.field("days"), c.field("rated"))
+    };
+    assert_eq!(fields(0), (Some("180"), None, Some("false")), "{out:?}");
+    assert_eq!(fields(1), (None, Some("3"), Some("true")), "{out:?}");
 }

@@ -156,7 +156,7 @@ pub struct FakeConfig {
     /// lila's first-move timer: a side that does not make its first move within this time
     /// gets the game aborted. `None`: no timer.
     pub abort_on_no_first_move: Option<Duration>,
-    /// The bot's rating in every perf.
+    /// The bot's rating in every perf at start ([`FakeLichess::set_bot_rating`] changes it).
     pub bot_rating: i64,
     /// How long after a challenge from the bot the challenged user answers it.
     pub challenge_answer_delay: Duration,
@@ -723,6 +723,23 @@ impl FakeLichess {
     /// Sets what `/api/bot/online` lists.
     pub fn set_online_bots(&self, bots: Vec<OnlineBot>) {
         self.with_state(|st, _| st.online_bots = bots);
+    }
+
+    /// Changes the bot's rating in every perf, as games would: `/api/account` reports it from now.
+    pub fn set_bot_rating(&self, rating: i64) {
+        self.with_state(|st, _| st.bot_rating = rating);
+    }
+
+    /// Serves `text` at `GET /files/{name}` (no token needed), as a web server would serve an
+    /// online block list; returns its address.
+    pub fn set_text_file(&self, name: &str, text: &str) -> String {
+        self.with_state(|st, _| st.text_files.insert(name.to_owned(), text.to_owned()));
+        format!("{}/files/{name}", self.url())
+    }
+
+    /// How many times `GET /api/account` was answered.
+    pub fn account_reads(&self) -> usize {
+        self.requests().iter().filter(|r| r.method == "GET" && r.path == "/api/account").count()
     }
 
     /// Sets how `user` answers the bot's challenges (default: [`ChallengeAnswer::Ignore`]).

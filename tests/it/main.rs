@@ -4,6 +4,7 @@ mod bot;
 mod bot_chat;
 mod bot_corr;
 mod bot_engines;
+mod bot_policy;
 mod bot_records;
 mod fake_lichess;
 mod match_cli;

@@ -20,12 +20,14 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::block_list::OnlineBlockList;
 use crate::book::{Books, BooksError};
-use crate::challenge::{Load, Verdict, judge};
+use crate::challenge::{Load, RecentBotGames, Verdict, judge, perf_of};
 use crate::chat::{QueuePublisher, QueueView};
 use crate::config::BotConfig;
 use crate::game::{GameContext, GameSummary, play};
-use crate::matchmaking::{Matchmaker, limit_wait};
+use crate::matchmaking::{Dice, Matchmaker, limit_wait};
+use crate::ratings::Ratings;
 
 /// Why the bot cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -172,8 +174,9 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         );
         config.matchmaking.enabled = false;
     }
-    let ratings = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
-    let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
+    let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id);
+    let mut block_list = OnlineBlockList::new(&config.challenge.online_block_list);
+    block_list.refresh(&client).await;
     let (exit_tx, exit_rx) = watch::channel(false);
     let (chat, queue) = crate::chat::hub();
     let (stopping_tx, stopping_rx) = watch::channel(false);
@@ -203,6 +206,11 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         accept_hold_until: None,
         summary: RunSummary::default(),
         queue,
+        ratings: Ratings::of(&account),
+        ratings_read: Instant::now(),
+        block_list,
+        block_list_read: Instant::now(),
+        recent_bots: RecentBotGames::default(),
     };
     dispatcher.run(signals, exit_tx).await?;
     Ok(dispatcher.summary)
@@ -245,6 +253,14 @@ struct Dispatcher {
     summary: RunSummary,
     /// What `!queue` shows game tasks: the games and the challenges waiting.
     queue: QueuePublisher,
+    /// Our ratings, read again every `rating_refresh_s`.
+    ratings: Ratings,
+    ratings_read: Instant,
+    /// `[challenge] online_block_list`, read again every `online_block_list_refresh_s`.
+    block_list: OnlineBlockList,
+    block_list_read: Instant,
+    /// Games against bots we accepted or started, for `recent_bot_limit`.
+    recent_bots: RecentBotGames,
 }
 
 impl Dispatcher {
@@ -262,6 +278,16 @@ impl Dispatcher {
     /// Every game of the account this run knows of, for `!queue`.
     fn playing(&self) -> usize {
         self.games.len() + self.accepted.len() + self.set_aside.len()
+    }
+
+    /// The slots taken: games, accepted challenges, and our matchmaking challenge while it is
+    /// out (its game needs a slot too).
+    fn slots_taken(&self) -> usize {
+        self.busy() + usize::from(self.matchmaker.pending.is_some())
+    }
+
+    fn recent_bot_window(&self) -> Duration {
+        Duration::from_secs(self.ctx.config.challenge.recent_bot_window_s)
     }
 
     async fn run(&mut self, mut signals: watch::Receiver<u32>, exit_now: watch::Sender<bool>) -> Result<(), BotError> {
@@ -388,6 +414,10 @@ impl Dispatcher {
                     tracing::debug!(game = %id, "gameStart for a correspondence game set aside; ignored");
                     return;
                 }
+                if self.matchmaker.pending.as_ref().is_some_and(|p| p.id == id) {
+                    // Our matchmaking challenge was accepted: a game against a bot.
+                    self.recent_bots.record(Instant::now(), self.recent_bot_window());
+                }
                 self.matchmaker.started(&id);
                 self.start_game(info, "game started");
             }
@@ -466,10 +496,11 @@ impl Dispatcher {
         }
     }
 
-    fn load_for(&self, challenger: &str, correspondence: bool) -> Load {
+    fn load_for(&self, challenge: &Challenge, correspondence: bool) -> Load<'_> {
+        let challenger = challenge.challenger.user_id();
         Load {
             // Correspondence games have their own cap, checked apart from the real-time slots.
-            games: if correspondence { 0 } else { self.busy() },
+            games: if correspondence { 0 } else { self.slots_taken() },
             waiting: if correspondence { 0 } else { self.waiting.len() },
             games_with_challenger: self
                 .games
@@ -477,9 +508,12 @@ impl Dispatcher {
                 .chain(self.accepted.values().map(|(_, s)| s))
                 .map(|s| &s.opponent)
                 .chain(self.set_aside.values())
-                .filter(|o| o.eq_ignore_ascii_case(challenger))
+                .filter(|o| o.eq_ignore_ascii_case(&challenger))
                 .count(),
             stopping: self.stopping,
+            recent_bot_games: self.recent_bots.count(Instant::now(), self.recent_bot_window()),
+            my_rating: self.ratings.get(&perf_of(challenge)),
+            blocked: self.block_list.names(),
         }
     }
 
@@ -498,7 +532,7 @@ impl Dispatcher {
             return; // replayed after a reconnect
         }
         let correspondence = is_correspondence_challenge(&challenge);
-        let verdict = match judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenger, correspondence)) {
+        let verdict = match judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenge, correspondence)) {
             Verdict::Accept
                 if correspondence && self.correspondence_games() >= self.ctx.config.correspondence.max_games =>
             {
@@ -518,6 +552,10 @@ impl Dispatcher {
         let id = challenge.id.clone();
         match self.ctx.client.accept_challenge(&id, None).await {
             Ok(()) => {
+                if challenge.challenger.is_bot() {
+                    // Its game starts at once; counted now for `recent_bot_limit`.
+                    self.recent_bots.record(Instant::now(), self.recent_bot_window());
+                }
                 let seat = Seat {
                     opponent: challenge.challenger.user_id(),
                     correspondence: is_correspondence_challenge(&challenge),
@@ -558,25 +596,54 @@ impl Dispatcher {
         self.fill_slots().await;
     }
 
-    /// Accepts waiting challenges while slots are free.
+    /// Accepts waiting challenges, in order, while slots are free. One that must wait longer
+    /// (a bot's, when only the slots reserved for humans are free) keeps its place and lets
+    /// the next one through.
     async fn fill_slots(&mut self) {
-        if self.accept_hold_until.is_some_and(|t| Instant::now() < t) {
+        let held = |d: &Dispatcher| d.accept_hold_until.is_some_and(|t| Instant::now() < t);
+        if held(self) {
             return;
         }
-        while !self.stopping && self.busy() < self.ctx.config.challenge.concurrency {
-            let Some(challenge) = self.waiting.pop_front() else { break };
-            let load = Load { waiting: 0, ..self.load_for(&challenge.challenger.user_id(), false) };
+        let mut kept = VecDeque::new();
+        while let Some(challenge) = self.waiting.pop_front() {
+            if self.stopping || self.slots_taken() >= self.ctx.config.challenge.concurrency || held(self) {
+                kept.push_back(challenge);
+                continue;
+            }
+            // Only real-time challenges wait: correspondence ones are accepted or declined at once.
+            let load = Load { waiting: 0, ..self.load_for(&challenge, false) };
             match judge(&challenge, &self.ctx.config.challenge, load) {
+                // A 429 on the accept puts it back at the front of `waiting`: the next turn keeps it.
                 Verdict::Accept => self.accept(challenge).await,
-                Verdict::Wait => {
-                    self.waiting.push_front(challenge);
-                    break;
-                }
+                Verdict::Wait => kept.push_back(challenge),
                 Verdict::Decline(reason) => self.decline(&challenge.id, reason).await,
             }
-            if self.accept_hold_until.is_some_and(|t| Instant::now() < t) {
-                break;
+        }
+        self.waiting = kept;
+    }
+
+    /// Reads our ratings and the online block lists again when their time has come. A failed
+    /// read keeps what we had.
+    async fn refresh(&mut self, now: Instant) {
+        let config = &self.ctx.config;
+        let uses_ratings = config.challenge.rating_difference.is_some()
+            || (config.matchmaking.enabled && config.matchmaking.max_rating_diff > 0);
+        if uses_ratings
+            && now.duration_since(self.ratings_read) >= Duration::from_secs(config.challenge.rating_refresh_s)
+        {
+            self.ratings_read = now;
+            match self.ctx.client.account().await {
+                Ok(account) => {
+                    self.ratings = Ratings::of(&account);
+                    tracing::debug!("our ratings read again");
+                }
+                Err(e) => tracing::warn!(error = %e, "cannot read our ratings again; keeping the last ones"),
             }
+        }
+        let every = Duration::from_secs(config.challenge.online_block_list_refresh_s);
+        if !self.block_list.is_empty() && now.duration_since(self.block_list_read) >= every {
+            self.block_list_read = now;
+            self.block_list.refresh(&self.ctx.client).await;
         }
     }
 
@@ -593,6 +660,7 @@ impl Dispatcher {
         if self.accepted.len() != before && self.busy() == 0 {
             self.idle_since = now;
         }
+        self.refresh(now).await;
         self.fill_slots().await;
         if !self.stopping && now >= self.next_checkin {
             self.check_in().await;
@@ -617,14 +685,14 @@ impl Dispatcher {
                 return;
             }
         };
-        let Some(plan) = self.matchmaker.pick(&bots, now, fastrand::f64(), fastrand::f64()) else {
+        let Some(plan) = self.matchmaker.pick(&bots, now, &self.ratings, Dice::roll()) else {
             tracing::info!(online = bots.len(), "no online bot fits the matchmaking settings");
             self.matchmaker.failed(now);
             return;
         };
         match client.create_challenge(&plan.opponent, &plan.request).await {
             Ok(challenge) => {
-                tracing::info!(challenge = %challenge.id, opponent = %plan.opponent, variant = %plan.request.variant, "challenged");
+                tracing::info!(challenge = %challenge.id, opponent = %plan.opponent, variant = %plan.request.variant, rated = plan.request.rated, set = %plan.set, "challenged");
                 self.matchmaker.sent(&challenge.id, &plan.opponent, now);
             }
             Err(e) => {

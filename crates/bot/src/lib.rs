@@ -13,11 +13,13 @@
 //! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
 //!   the game's side of chat (sending, answering, commands after the game).
 //! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
-//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`]:
-//!   the pieces a game and the loop are made of, each testable on its own.
+//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`],
+//!   [`ratings`], [`block_list`]: the pieces a game and the loop are made of, each testable on
+//!   its own.
 //!
 //! Transport lives in `ferz-lichess`; nothing here speaks HTTP directly.
 
+pub mod block_list;
 pub mod book;
 pub mod bot;
 pub mod challenge;
@@ -30,6 +32,7 @@ pub mod game;
 pub mod matchmaking;
 pub mod pgn_file;
 pub mod player;
+pub mod ratings;
 pub mod record;
 pub mod resume;
 pub mod setup;

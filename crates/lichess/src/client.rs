@@ -320,6 +320,32 @@ impl Client {
         self.text(Call::get(Endpoint::ExportGame, vec!["game", "export", game_id])).await
     }
 
+    /// A text file from any address, such as an online block list: a plain `GET` **without**
+    /// the token (the address need not be the server's), within the request timeout. Not a Bot
+    /// API call: no rate-limit holds, no retries (the caller keeps what it had and tries later).
+    pub async fn fetch_text(&self, url: &str) -> Result<String, Error> {
+        let endpoint = Endpoint::TextFile;
+        let address = Url::parse(url.trim()).map_err(|e| Error::Config(format!("address `{url}`: {e}")))?;
+        if !matches!(address.scheme(), "http" | "https") {
+            return Err(Error::Config(format!("address `{url}` must start with http:// or https://")));
+        }
+        let response = self
+            .inner
+            .http
+            .get(address)
+            .header(USER_AGENT, self.inner.user_agent.clone())
+            .timeout(self.inner.config.request_timeout)
+            .send()
+            .await
+            .map_err(|source| Error::Network { endpoint, source })?;
+        let status = response.status().as_u16();
+        let body = response.text().await.map_err(|source| Error::Network { endpoint, source })?;
+        if !(200..300).contains(&status) {
+            return Err(Error::Status { endpoint, status, body: truncate_body(body) });
+        }
+        Ok(body)
+    }
+
     // ---- the request path ----
 
     /// Fails at once for an endpoint the platform lacks or a 429 still holds.

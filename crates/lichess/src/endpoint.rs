@@ -53,6 +53,8 @@ pub enum Endpoint {
     ExportGame,
     /// `POST /api/bot/account/upgrade`
     Upgrade,
+    /// `GET` of a text file at any address (an online block list): not a Bot API endpoint.
+    TextFile,
 }
 
 impl Endpoint {
@@ -81,6 +83,7 @@ impl Endpoint {
             Endpoint::UsersStatus => "users-status",
             Endpoint::ExportGame => "export-game",
             Endpoint::Upgrade => "account-upgrade",
+            Endpoint::TextFile => "text-file",
         }
     }
 }

@@ -3,6 +3,7 @@
 mod bot;
 mod bot_chat;
 mod bot_engines;
+mod bot_online;
 mod bot_records;
 mod fake_lichess;
 mod match_cli;

@@ -13,6 +13,7 @@ use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
 pub mod engine;
+pub mod online;
 pub mod values;
 
 pub use engine::{EngineChoice, EngineKind, EngineOverride, EngineVariant, OptionValue, UciOptions, VariantEngines};
@@ -31,6 +32,8 @@ pub struct BotConfig {
     pub engine: EngineConfig,
     /// Opening books: Polyglot files, then the self-play opening cache.
     pub book: BookConfig,
+    /// Online move sources, asked between the Polyglot books and the cache.
+    pub online: online::OnlineConfig,
     /// Which challenges to accept.
     pub challenge: ChallengeConfig,
     /// Draw offers, ours and the opponent's.
@@ -580,6 +583,7 @@ impl BotConfig {
         self.lichess.validate()?;
         self.engine.validate()?;
         self.book.validate()?;
+        self.online.validate()?;
         self.challenge.validate(self.lichess.platform)?;
         self.draw.validate()?;
         self.resign.validate()?;

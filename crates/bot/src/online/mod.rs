@@ -4,8 +4,8 @@
 //!
 //! Each service is asked only for the variants it knows, while the game is shorter than its
 //! `max_depth`, while our clock shows at least its `min_time_s`, and never for longer than its
-//! `timeout_ms` nor than a twentieth of our clock for all of them together: the move's time
-//! pays for the wait, and the engine searches on what is left. The HTTP goes through the bot's
+//! `timeout_ms` nor, for all of them together, than a twentieth of our clock (at most 10 s): the
+//! move's time pays for the wait, and the engine searches on what is left. The HTTP goes through the bot's
 //! [`Client`] (its User-Agent, connection pool and 429 holds: a 429 pauses that service for the
 //! server's `Retry-After`, else 60 s, and the game goes on without it). A move from a service is
 //! played only if it is legal in the game's position; anything else (a malformed answer, an
@@ -184,6 +184,9 @@ impl fmt::Display for OnlineMove {
 
 /// The longest share of our clock all services together may cost one move.
 const CLOCK_SHARE: u32 = 20;
+/// The longest all services together may cost one move of a game with a clock, whatever the
+/// clock: a first move must come within Lichess's 30 s.
+const MAX_WAIT: Duration = Duration::from_secs(10);
 /// A wait shorter than this is not worth a request.
 const MIN_WAIT: Duration = Duration::from_millis(50);
 
@@ -259,7 +262,7 @@ impl Online {
         let chess = Chess::of_key(&rules.key)?;
         let plies = game.moves().len();
         let started = Instant::now();
-        let budget = clock.map_or(Duration::MAX, |c| c / CLOCK_SHARE);
+        let budget = clock.map_or(Duration::MAX, |c| (c / CLOCK_SHARE).min(MAX_WAIT));
         let mut fen = None;
         for service in Service::ORDER {
             let gate = self.gate(service);

@@ -6,7 +6,9 @@
 //! with `gameFull` and `gameState` lines, moves with clocks, draws, takebacks, aborts,
 //! resignations, claims, chat, the daily bot-game limit. The other side of every game is a
 //! scripted [`Opponent`], and [`Fault`]s break things on purpose (closed, silent or truncated
-//! streams, 5xx, HTML 429s, duplicate events, refused moves).
+//! streams, 5xx, HTML 429s, duplicate events, refused moves). The online move sources (cloud
+//! evaluation, the opening explorer, chessdb) are served beside it from a script
+//! ([`FakeLichess::script_online`]).
 //!
 //! Everything a test may wait for is observable: [`FakeLichess::game`],
 //! [`FakeLichess::challenge_state`], [`FakeLichess::requests`], … and
@@ -90,6 +92,7 @@ mod endpoints;
 mod engine_opponent;
 mod faults;
 mod json;
+mod online;
 mod opponents;
 mod pychess;
 mod state;
@@ -105,6 +108,7 @@ use ferz_testserver::{Listener, Recorded, Server};
 
 pub use engine_opponent::EngineOpponent;
 pub use faults::Fault;
+pub use online::{OnlineAnswer, OnlineService};
 pub use opponents::Opponent;
 
 use state::State;
@@ -547,6 +551,9 @@ pub(crate) struct Shared {
     pub(crate) shutdown: AtomicBool,
     pub(crate) config: FakeConfig,
     pub(crate) base_url: String,
+    /// The online move sources' script ([`online`]), apart from the game state: their answers
+    /// may be slow, and must not hold the games up.
+    pub(crate) online: Mutex<online::OnlineScript>,
 }
 
 impl Shared {
@@ -583,6 +590,7 @@ impl FakeLichess {
             shutdown: AtomicBool::new(false),
             config,
             base_url,
+            online: Mutex::default(),
         });
         let server = {
             let shared = Arc::clone(&shared);

@@ -16,6 +16,9 @@ const NDJSON: &str = "application/x-ndjson";
 /// Answers one request: the endpoint acts on the state, then its whole response is written, or
 /// the connection turns into a stream written from the endpoint's slot.
 pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange<'_>) {
+    if super::online::answer(shared, request, exchange) {
+        return;
+    }
     let now = Instant::now();
     let conn = exchange.connection();
     let answer = {

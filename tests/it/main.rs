@@ -5,6 +5,7 @@ mod bot_chat;
 mod bot_corr;
 mod bot_engines;
 mod bot_policy;
+mod bot_online;
 mod bot_records;
 mod fake_lichess;
 mod match_cli;

@@ -151,6 +151,7 @@ pub struct RunSummary {
 pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>) -> Result<RunSummary, BotError> {
     let books = Books::open(&config.book)?;
     let (client, account) = connect(&config, token, true).await?;
+    let books = books.with_online(crate::online::Online::new(&config.online, &client));
     let platform = client.platform();
     tracing::info!(account = %account.username, url = %config.lichess.url, platform = %platform, "connected");
     let mut config = config;

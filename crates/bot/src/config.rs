@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 pub mod correspondence;
 pub mod engine;
 pub mod matchmaking;
+pub mod online;
 pub mod values;
 
 pub use correspondence::CorrespondenceConfig;
@@ -36,6 +37,8 @@ pub struct BotConfig {
     pub engine: EngineConfig,
     /// Opening books: Polyglot files, then the self-play opening cache.
     pub book: BookConfig,
+    /// Online move sources, asked between the Polyglot books and the cache.
+    pub online: online::OnlineConfig,
     /// Which challenges to accept.
     pub challenge: ChallengeConfig,
     /// The check-in cycle of correspondence and unlimited games.
@@ -644,6 +647,7 @@ impl BotConfig {
         self.lichess.validate()?;
         self.engine.validate()?;
         self.book.validate()?;
+        self.online.validate()?;
         self.challenge.validate(self.lichess.platform)?;
         self.correspondence.validate()?;
         self.draw.validate()?;

@@ -48,7 +48,7 @@ pub struct GameContext {
     pub me: String,
     /// Our display name.
     pub my_name: String,
-    /// The opening books: Polyglot files and the self-play cache.
+    /// The move sources before the engine: Polyglot files, online sources, the self-play cache.
     pub books: Books,
     /// Turns true when the bot must exit at once (second Ctrl-C).
     pub exit_now: watch::Receiver<bool>,
@@ -621,14 +621,23 @@ impl GameTask {
         let Some(game) = self.game.clone() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
         let config = &self.ctx.config.engine;
-        if let Some(choice) = self.rules.as_ref().and_then(|rules| self.ctx.books.choose(rules, &game)) {
+        let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+        let asked = Instant::now();
+        let choice = match &self.rules {
+            Some(rules) => self.ctx.books.choose(rules, &game, clock).await,
+            None => None,
+        };
+        if let Some(choice) = choice {
             tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
-            return self.send_move(plies, choice.mv, None, self.state_at).await;
+            // An online source's answer time is the source's, like a search's, not overhead.
+            let online = matches!(choice.source, crate::book::BookSource::Online(_));
+            let since = if online { self.state_at + asked.elapsed() } else { self.state_at };
+            return self.send_move(plies, choice.mv, None, since).await;
         }
         let ours_made = self.rules.as_ref().map_or(0, |rules| rules.moves_by(us, plies));
+        // The time an online source took comes off this move's clock here.
         let correspondence = self.correspondence.then_some(&self.ctx.config.correspondence);
         let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config, correspondence);
-        let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
         let request = SearchRequest { game, limits, clock, state_at: self.state_at };
         self.search = self.player.as_mut().and_then(|player| player.think(request));
         Ok(())

@@ -12,12 +12,15 @@
 //!   recovery from crashes, hangs and panics.
 //! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
 //!   the game's side of chat (sending, answering, commands after the game).
+//! - [`online`]: moves from chessdb.cn, Lichess cloud evaluations and the opening explorer,
+//!   asked between the Polyglot books and the cache ([`book`] decides the order).
 //! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
 //! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`],
 //!   [`ratings`], [`block_list`]: the pieces a game and the loop are made of, each testable on
 //!   its own.
 //!
-//! Transport lives in `ferz-lichess`; nothing here speaks HTTP directly.
+//! Transport lives in `ferz-lichess` (the online sources' requests too); nothing here speaks
+//! HTTP directly.
 
 pub mod block_list;
 pub mod book;
@@ -30,6 +33,7 @@ pub mod decisions;
 pub mod ending;
 pub mod game;
 pub mod matchmaking;
+pub mod online;
 pub mod pgn_file;
 pub mod player;
 pub mod ratings;

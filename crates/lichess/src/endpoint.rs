@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// One Bot API endpoint (a path template, not a concrete URL).
+/// One Bot API endpoint (a path template, not a concrete URL), or one service beside it that
+/// the bot asks for moves at a configured URL ([`crate::Client::get_service_json`]).
 ///
 /// A 429 holds the whole template: a rate limit on moves in one game holds moves in every game,
 /// because Lichess counts them per account.
@@ -55,6 +56,14 @@ pub enum Endpoint {
     Upgrade,
     /// `GET` of a text file at any address (an online block list): not a Bot API endpoint.
     TextFile,
+    /// Lichess cloud evaluation, `GET /api/cloud-eval` (a service: its URL is the caller's).
+    CloudEval,
+    /// The Lichess opening explorer's masters database, `GET /masters` (a service).
+    ExplorerMasters,
+    /// The Lichess opening explorer's Lichess games database, `GET /lichess` (a service).
+    ExplorerLichess,
+    /// chessdb.cn's query API, `GET /cdb.php` (a service).
+    ChessDb,
 }
 
 impl Endpoint {
@@ -84,6 +93,10 @@ impl Endpoint {
             Endpoint::ExportGame => "export-game",
             Endpoint::Upgrade => "account-upgrade",
             Endpoint::TextFile => "text-file",
+            Endpoint::CloudEval => "cloud-eval",
+            Endpoint::ExplorerMasters => "explorer-masters",
+            Endpoint::ExplorerLichess => "explorer-lichess",
+            Endpoint::ChessDb => "chessdb",
         }
     }
 }

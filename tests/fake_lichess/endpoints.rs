@@ -54,6 +54,7 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
         ("GET", ["api", "bot", "online"]) => return Answer::Whole(online_bots(st, req)),
         ("GET", ["api", "users", "status"]) => return Answer::Whole(users_status(st, shared, req)),
         ("GET", ["game", "export", id]) => return Answer::Whole(export(st, shared, id)),
+        ("GET", ["files", name]) => return Answer::Whole(text_file(st, name)),
         _ => {}
     }
 
@@ -82,7 +83,7 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
 
     let full = match (method, segs.as_slice()) {
         ("GET", ["api", "account"]) => Response::json(200, json::account(st, shared)),
-        ("GET", ["api", "account", "playing"]) => playing(st, shared, req, now),
+        ("GET", ["api", "account", "playing"]) => playing(st, req, now),
         ("POST", ["api", "bot", "account", "upgrade"]) => upgrade(st),
         ("GET", ["api", "stream", "event"]) => {
             if !has_scope(&["bot:play", "board:play", "challenge:read"]) {
@@ -108,6 +109,15 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
     Answer::Whole(full)
 }
 
+/// `GET /files/{name}`: a text file set by [`super::FakeLichess::set_text_file`], as any web
+/// server would serve an online block list.
+fn text_file(st: &State, name: &str) -> Response {
+    match st.text_files.get(name) {
+        Some(text) => Response::new(200, "text/plain; charset=utf-8", text.clone()),
+        None => Response::new(404, "text/plain", "not found"),
+    }
+}
+
 // ---- account ----
 
 fn token_test(shared: &Shared, req: &Request) -> Response {
@@ -131,7 +141,7 @@ fn upgrade(st: &mut State) -> Response {
     Response::ok()
 }
 
-fn playing(st: &State, shared: &Shared, req: &Request, now: Instant) -> Response {
+fn playing(st: &State, req: &Request, now: Instant) -> Response {
     let nb = req.query_param("nb").and_then(|n| n.parse::<usize>().ok()).unwrap_or(9).clamp(1, 50);
     let mut games: Vec<&super::state::GameSim> = st.games.iter().filter(|g| g.status == Status::Started).collect();
     // lila lists the games where it is our turn first.
@@ -142,7 +152,7 @@ fn playing(st: &State, shared: &Shared, req: &Request, now: Instant) -> Response
         .take(nb)
         .map(|g| {
             let gi = st.game_index(&g.id).expect("listed game exists");
-            json::game_info(&st.games[gi], st, shared, now)
+            json::game_info(&st.games[gi], st, now)
         })
         .collect();
     Response::json(200, json!({ "nowPlaying": now_playing, "nbMyTurn": my_turn }))

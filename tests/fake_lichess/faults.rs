@@ -36,6 +36,15 @@ pub enum Fault {
         /// `Retry-After` seconds.
         retry_after: Option<u32>,
     },
+    /// The next `times` requests whose path contains `path_contains` get 200 with a JSON body
+    /// of the wrong shape (`{"nowPlaying": {"gameId": 42}}`: an object where a list belongs),
+    /// and have no effect.
+    Malformed {
+        /// Matched against the request path.
+        path_contains: String,
+        /// How many requests get it.
+        times: u32,
+    },
     /// Writes this raw line into the open event stream (or the next one opened).
     EventLine(String),
     /// Sends the game's `gameStart` again on the event stream.
@@ -71,6 +80,7 @@ pub(crate) struct HttpFault {
 enum HttpFaultKind {
     ServerError(u16),
     RateLimit(Option<u32>),
+    Malformed,
 }
 
 /// lila's (network edge's) HTML page for a 429.
@@ -99,6 +109,9 @@ impl State {
             }
             Fault::RateLimit { path_contains, times, retry_after } => {
                 self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::RateLimit(retry_after) });
+            }
+            Fault::Malformed { path_contains, times } => {
+                self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::Malformed });
             }
             Fault::EventLine(line) => self.emit_event_line(line),
             Fault::DuplicateGameStart { game_id } => {
@@ -143,6 +156,7 @@ impl State {
             HttpFaultKind::ServerError(status) => {
                 Response::new(status, "text/plain; charset=utf-8", format!("fake server error {status}"))
             }
+            HttpFaultKind::Malformed => Response::json(200, serde_json::json!({ "nowPlaying": { "gameId": 42 } })),
             HttpFaultKind::RateLimit(retry_after) => {
                 let page = Response::new(429, "text/html; charset=utf-8", TOO_MANY_REQUESTS_PAGE);
                 match retry_after {

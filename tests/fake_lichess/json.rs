@@ -124,7 +124,7 @@ pub(crate) fn game_full(g: &GameSim, st: &State, shared: &Shared, now: Instant) 
 }
 
 /// lila's `GameEventInfo` (the `game` of `gameStart`/`gameFinish`, an entry of `nowPlaying`).
-pub(crate) fn game_info(g: &GameSim, st: &State, shared: &Shared, now: Instant) -> Value {
+pub(crate) fn game_info(g: &GameSim, st: &State, now: Instant) -> Value {
     let (perf_key, _) = perf(&g.variant, g.tc);
     let bot_moves = if g.bot_color == Color::White { g.ply().div_ceil(2) } else { g.ply() / 2 };
     let mut opponent = json!({ "id": g.opp_user.id, "username": g.opp_user.name, "rating": g.opp_user.rating });
@@ -143,7 +143,7 @@ pub(crate) fn game_info(g: &GameSim, st: &State, shared: &Shared, now: Instant) 
         "rated": g.rated,
         "hasMoved": bot_moves > 0,
         "isMyTurn": g.status == Status::Started && g.turn() == g.bot_color,
-        "rating": shared.config.bot_rating,
+        "rating": st.bot_rating,
         "compat": compat(st, g.tc),
     });
     if g.tc != TimeControl::Unlimited {
@@ -275,7 +275,7 @@ pub(crate) fn decline_text(key: &str) -> &'static str {
 /// `/api/account`.
 pub(crate) fn account(st: &State, shared: &Shared) -> Value {
     let bot = st.bot_user(shared);
-    let rating = shared.config.bot_rating;
+    let rating = st.bot_rating;
     let perf = json!({ "games": 100, "rating": rating, "rd": 60, "prog": 0 });
     let mut v = json!({
         "id": bot.id,

@@ -6,7 +6,9 @@
 //! with `gameFull` and `gameState` lines, moves with clocks, draws, takebacks, aborts,
 //! resignations, claims, chat, the daily bot-game limit. The other side of every game is a
 //! scripted [`Opponent`], and [`Fault`]s break things on purpose (closed, silent or truncated
-//! streams, 5xx, HTML 429s, duplicate events, refused moves).
+//! streams, 5xx, HTML 429s, duplicate events, refused moves). The online move sources (cloud
+//! evaluation, the opening explorer, chessdb) are served beside it from a script
+//! ([`FakeLichess::script_online`]).
 //!
 //! Everything a test may wait for is observable: [`FakeLichess::game`],
 //! [`FakeLichess::challenge_state`], [`FakeLichess::requests`], … and
@@ -45,6 +47,11 @@
 //! - The online tablebase is served too, at `/tablebase/standard` ([`FakeLichess::tablebase_url`]),
 //!   with scripted answers ([`TablebaseReply`]); unscripted positions get 404.
 //! - lila's first-move timer ([`FakeConfig::abort_on_no_first_move`]) ends the game `aborted`.
+//! - Correspondence games ([`ChallengeSpec::days`]): speed `correspondence`, `daysPerTurn` in
+//!   `gameFull`, the days left for the move as the mover's clock (ms), reset on every move;
+//!   `/api/account/playing` lists `isMyTurn` and `secondsLeft`. A held opponent
+//!   ([`Opponent::held`]) moves only when the test calls [`FakeLichess::release_moves`], so a
+//!   test decides when the days have passed.
 //! - Shatranj games (`ChallengeSpec::variant("shatranj")`) are refereed with ferz's Shatranj
 //!   rules: checkmate, stalemate (the stalemated side loses), bare king (loses unless it bares
 //!   back at once: then king against king, a draw), the 70-move rule, repetition.
@@ -87,6 +94,7 @@ mod endpoints;
 mod engine_opponent;
 mod faults;
 mod json;
+mod online;
 mod opponents;
 mod pychess;
 mod state;
@@ -103,6 +111,7 @@ use ferz_testserver::{Listener, Recorded, Server};
 
 pub use engine_opponent::EngineOpponent;
 pub use faults::Fault;
+pub use online::{OnlineAnswer, OnlineService};
 pub use opponents::Opponent;
 pub use tablebase::TablebaseReply;
 
@@ -155,7 +164,7 @@ pub struct FakeConfig {
     /// lila's first-move timer: a side that does not make its first move within this time
     /// gets the game aborted. `None`: no timer.
     pub abort_on_no_first_move: Option<Duration>,
-    /// The bot's rating in every perf.
+    /// The bot's rating in every perf at start ([`FakeLichess::set_bot_rating`] changes it).
     pub bot_rating: i64,
     /// How long after a challenge from the bot the challenged user answers it.
     pub challenge_answer_delay: Duration,
@@ -452,6 +461,9 @@ pub struct GameView {
     pub btime_ms: i64,
     /// How many times the game's stream was opened.
     pub game_stream_connections: usize,
+    /// Whether the bot's stream of the game is open now (a stream the bot closed counts as
+    /// open until the next keep-alive fails to reach it).
+    pub game_stream_open: bool,
     /// Whether a draw offer of the opponent is pending.
     pub opponent_offers_draw: bool,
     /// Whether a draw offer of the bot is pending.
@@ -543,6 +555,9 @@ pub(crate) struct Shared {
     pub(crate) shutdown: AtomicBool,
     pub(crate) config: FakeConfig,
     pub(crate) base_url: String,
+    /// The online move sources' script ([`online`]), apart from the game state: their answers
+    /// may be slow, and must not hold the games up.
+    pub(crate) online: Mutex<online::OnlineScript>,
     /// The online tablebase's route (its own lock: slow answers are part of its script).
     pub(crate) tablebase: Mutex<tablebase::FakeTablebase>,
 }
@@ -581,6 +596,7 @@ impl FakeLichess {
             shutdown: AtomicBool::new(false),
             config,
             base_url,
+            online: Mutex::default(),
             tablebase: Mutex::default(),
         });
         let server = {
@@ -708,9 +724,37 @@ impl FakeLichess {
         self.with_state(|st, shared| st.inject(fault, shared));
     }
 
+    /// Lets the held opponent of game `id` ([`Opponent::held`]) make `moves` more moves.
+    ///
+    /// # Panics
+    /// If there is no such game.
+    pub fn release_moves(&self, id: &str, moves: usize) {
+        self.with_state(|st, _| {
+            let g = st.games.iter_mut().find(|g| g.id == id).unwrap_or_else(|| panic!("no game {id}"));
+            g.opp.released += moves;
+        });
+    }
+
     /// Sets what `/api/bot/online` lists.
     pub fn set_online_bots(&self, bots: Vec<OnlineBot>) {
         self.with_state(|st, _| st.online_bots = bots);
+    }
+
+    /// Changes the bot's rating in every perf, as games would: `/api/account` reports it from now.
+    pub fn set_bot_rating(&self, rating: i64) {
+        self.with_state(|st, _| st.bot_rating = rating);
+    }
+
+    /// Serves `text` at `GET /files/{name}` (no token needed), as a web server would serve an
+    /// online block list; returns its address.
+    pub fn set_text_file(&self, name: &str, text: &str) -> String {
+        self.with_state(|st, _| st.text_files.insert(name.to_owned(), text.to_owned()));
+        format!("{}/files/{name}", self.url())
+    }
+
+    /// How many times `GET /api/account` was answered.
+    pub fn account_reads(&self) -> usize {
+        self.requests().iter().filter(|r| r.method == "GET" && r.path == "/api/account").count()
     }
 
     /// Sets how `user` answers the bot's challenges (default: [`ChallengeAnswer::Ignore`]).

@@ -19,6 +19,7 @@ pub struct Opponent {
     pub(crate) accepts_draws: bool,
     pub(crate) resign_at: Option<usize>,
     pub(crate) never_move: bool,
+    pub(crate) held: bool,
     pub(crate) gone: Option<(usize, Duration)>,
     pub(crate) takeback_at: Vec<usize>,
     pub(crate) takeback_wait: Duration,
@@ -37,6 +38,7 @@ impl Opponent {
             accepts_draws: false,
             resign_at: None,
             never_move: false,
+            held: false,
             gone: None,
             takeback_at: Vec::new(),
             takeback_wait: Duration::from_secs(1),
@@ -104,6 +106,15 @@ impl Opponent {
         self
     }
 
+    /// Moves only when the test allows it ([`super::FakeLichess::release_moves`]): one move per
+    /// release, each after the usual think time. For correspondence games, whose opponent may
+    /// take days: the test decides when the days have passed.
+    #[must_use]
+    pub fn held(mut self) -> Opponent {
+        self.held = true;
+        self
+    }
+
     /// Leaves when on move at this ply: stops moving and the game stream gets `opponentGone`
     /// (`claimWinInSeconds` counting down on each keep-alive tick). `claim-victory` (and
     /// `claim-draw`) succeed once `claim_after` has passed.
@@ -153,6 +164,8 @@ pub(crate) struct OpponentRun {
     pub(crate) proposed_takeback: Vec<usize>,
     /// Since when it is gone.
     pub(crate) gone_since: Option<Instant>,
+    /// Moves a held opponent may still make.
+    pub(crate) released: usize,
 }
 
 impl OpponentRun {
@@ -166,6 +179,7 @@ impl OpponentRun {
             offered_draw: false,
             proposed_takeback: Vec::new(),
             gone_since: None,
+            released: 0,
         }
     }
 
@@ -205,7 +219,10 @@ impl State {
             game.opp.due = None;
             return;
         }
-        if game.opp.script.never_move || game.opp.gone_since.is_some() {
+        if game.opp.script.never_move
+            || game.opp.gone_since.is_some()
+            || (game.opp.script.held && game.opp.released == 0)
+        {
             game.opp.due = None;
             return;
         }
@@ -268,6 +285,7 @@ impl State {
         game.takeback_offer[bot.index()] = false;
         let m = choose_move(game);
         game.opp.played += 1;
+        game.opp.released = game.opp.released.saturating_sub(1);
         let Some(m) = m else { return };
         let ended = self.apply_move(gi, m, shared, now);
         let game = &mut self.games[gi];

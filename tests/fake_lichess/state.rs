@@ -326,6 +326,10 @@ pub(crate) struct State {
     pub(crate) missing_calls: Vec<String>,
     /// Whether the server speaks PyChess's dialect.
     pub(crate) pychess: bool,
+    /// The bot's rating in every perf now (starts at [`FakeConfig::bot_rating`]).
+    pub(crate) bot_rating: i64,
+    /// Plain text files served at `GET /files/{name}` without a token (online block lists).
+    pub(crate) text_files: HashMap<String, String>,
 }
 
 /// `t + d`, with `d` capped at a year so that huge durations cannot overflow an `Instant`.
@@ -362,6 +366,8 @@ impl State {
             advertised: Vec::new(),
             missing_calls: Vec::new(),
             pychess: config.is_pychess(),
+            bot_rating: config.bot_rating,
+            text_files: HashMap::new(),
         }
     }
 
@@ -390,7 +396,7 @@ impl State {
             id: shared.config.bot_id.to_lowercase(),
             name: shared.config.bot_id.clone(),
             title: self.bot_is_bot.then(|| "BOT".to_owned()),
-            rating: shared.config.bot_rating,
+            rating: self.bot_rating,
         }
     }
 
@@ -599,7 +605,7 @@ impl State {
         if shared.config.is_pychess() {
             return super::pychess::game_start(&self.games[gi]).to_string();
         }
-        let game = super::json::game_info(&self.games[gi], self, shared, now);
+        let game = super::json::game_info(&self.games[gi], self, now);
         serde_json::json!({ "type": kind, "game": game }).to_string()
     }
 
@@ -824,6 +830,7 @@ impl State {
             wtime_ms: times[Color::White.index()],
             btime_ms: times[Color::Black.index()],
             game_stream_connections: g.game_stream_connections,
+            game_stream_open: g.slot.is_some(),
             opponent_offers_draw: g.draw_offer[opp],
             bot_offers_draw: g.draw_offer[bot],
             opponent_proposes_takeback: g.takeback_offer[opp],

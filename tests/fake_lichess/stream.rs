@@ -20,6 +20,9 @@ pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange
         exchange.respond(&response);
         return;
     }
+    if super::online::answer(shared, request, exchange) {
+        return;
+    }
     let now = Instant::now();
     let conn = exchange.connection();
     let answer = {

@@ -2,7 +2,10 @@
 
 mod bot;
 mod bot_chat;
+mod bot_corr;
 mod bot_engines;
+mod bot_online;
+mod bot_policy;
 mod bot_records;
 mod bot_tablebase;
 mod fake_lichess;

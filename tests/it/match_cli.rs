@@ -492,8 +492,16 @@ fn a_pondering_engine_answers_a_hit_from_its_ponder_search() {
         let slow = a_times.iter().filter(|&&t| t >= 0.25).count();
         if ponder {
             assert_eq!(slow, 0, "every hit answered at once: {a_times:?}");
+            // The summary counts the hits (12 plies a game: A's 6 moves, the last pondered
+            // search stopped by the ply limit) and the time pondered before each, B's 500 ms.
+            let line = stdout.lines().find(|l| l.starts_with("Pondering A: ")).expect("a pondering line");
+            assert!(line.starts_with("Pondering A: 10 hits, 0 misses (100.0% hits), "), "{line}");
+            let per_hit: f64 = line.split(", ").nth(2).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+            assert!((450.0..5000.0).contains(&per_hit), "{line}");
+            assert!(!stdout.contains("Pondering B"), "{stdout}");
         } else {
             assert_eq!(slow, a_times.len(), "each move searched: {a_times:?}");
+            assert!(!stdout.contains("Pondering"), "{stdout}");
         }
     }
 }

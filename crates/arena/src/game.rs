@@ -1,7 +1,7 @@
 //! One game between two players, arbitrated by the rules in `ferz-chess`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, DrawReason, Game, GameResult, Move, Outcome, Position, Role, WinReason};
 
@@ -130,6 +130,39 @@ pub struct GameRecord {
     pub termination: Termination,
     /// A sentence saying why, for the PGN and the log (`White mates`, `Black loses on time`).
     pub reason: String,
+    /// How each colour's pondering went (white, black); zero for players that do not ponder.
+    pub ponder: [PonderStats; 2],
+}
+
+/// How a player's thinking on the opponent's time went.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PonderStats {
+    /// Moves the player searched (the denominator of the time saved per move).
+    pub moves: u32,
+    /// The opponent played the expected reply (`ponderhit`).
+    pub hits: u32,
+    /// The opponent played another move (`stop`, then a fresh search).
+    pub misses: u32,
+    /// Time spent pondering before the hits: the thinking a hit gives for free, on top of the
+    /// time the clock then grants.
+    pub pondered: Duration,
+}
+
+impl PonderStats {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: PonderStats) {
+        self.moves += other.moves;
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.pondered += other.pondered;
+    }
+
+    /// Hits per ponder search that was resolved, `None` before the first.
+    #[must_use]
+    pub fn hit_rate(&self) -> Option<f64> {
+        let resolved = self.hits + self.misses;
+        (resolved > 0).then(|| f64::from(self.hits) / f64::from(resolved))
+    }
 }
 
 impl GameRecord {
@@ -157,6 +190,7 @@ pub fn play_game(
     let mut players = players;
     let mut pondering = [None, None];
     let record = play_moves(&mut players, opening, settings, stop, &mut pondering);
+    // A search still pondering when the game ends is stopped; it counts as neither hit nor miss.
     for (player, expected) in players.iter_mut().zip(pondering) {
         if expected.is_some() {
             let _ = player.ponder_miss();
@@ -166,13 +200,13 @@ pub fn play_game(
 }
 
 /// The moves of [`play_game`]; `pondering` holds, per colour, the reply a pondering player
-/// expects.
+/// expects and when its ponder search started.
 fn play_moves(
     players: &mut [&mut dyn Player; 2],
     opening: &Opening,
     settings: &GameSettings,
     stop: &AtomicBool,
-    pondering: &mut [Option<Move>; 2],
+    pondering: &mut [Option<(Move, Instant)>; 2],
 ) -> GameRecord {
     let [white, black] = players;
     let mut record = GameRecord {
@@ -183,6 +217,7 @@ fn play_moves(
         result: None,
         termination: Termination::Unterminated,
         reason: "match stopped".to_owned(),
+        ponder: [PonderStats::default(); 2],
     };
     let mut game = Game::new(opening.start);
     for &m in &opening.moves {
@@ -218,10 +253,16 @@ fn play_moves(
         let us = game.position().turn();
         let player: &mut dyn Player = if us.is_white() { &mut **white } else { &mut **black };
         let (go, timeout) = go_and_timeout(settings, clocks, us);
+        let stats = &mut record.ponder[us.index()];
         let reply = match pondering[us.index()].take() {
             // The clock of a ponder hit runs from the hit: `elapsed` counts from there.
-            Some(expected) if game.moves().last() == Some(&expected) => player.ponder_hit(timeout),
+            Some((expected, since)) if game.moves().last() == Some(&expected) => {
+                stats.hits += 1;
+                stats.pondered += since.elapsed();
+                player.ponder_hit(timeout)
+            }
             Some(_) => {
+                stats.misses += 1;
                 // A miss: a player that cannot even stop will fail its next search as well.
                 let _ = player.ponder_miss();
                 player.play(&MoveRequest { game: &game, go, timeout })
@@ -280,6 +321,7 @@ fn play_moves(
         };
         let fullmove = game.position().fullmoves();
         game.play(mv).expect("parse_uci returns legal moves");
+        record.ponder[us.index()].moves += 1;
         record.moves.push(PlayedMove {
             mv,
             thought: Some(Thought { score: reply.score, depth: reply.depth, elapsed: reply.elapsed }),
@@ -293,8 +335,9 @@ fn play_moves(
             let mut pondered = game.clone();
             pondered.play(expected).expect("parse_uci returns legal moves");
             let (go, _) = go_and_timeout(settings, clocks, !us);
+            let since = Instant::now();
             if pondered.outcome().is_none() && matches!(player.ponder(&pondered, &go), Ok(true)) {
-                pondering[us.index()] = Some(expected);
+                pondering[us.index()] = Some((expected, since));
             }
         }
     }
@@ -564,6 +607,11 @@ mod tests {
         );
         assert!(misses <= 1, "only a ponder search still running at the game's end is stopped");
         assert!(white.pondering.is_none() && black.counts == (0, 0, 0));
+        // The record counts the resolved ponder searches: every hit, and no miss here.
+        assert_eq!((record.ponder[0].hits, record.ponder[0].misses), (hits, 0));
+        assert!(record.ponder[0].pondered > Duration::ZERO);
+        assert_eq!(record.ponder[0].moves, white_moves);
+        assert_eq!(record.ponder[1].hits + record.ponder[1].misses, 0);
         // White's clock lost 300 ms for its first move, then 20 ms from each hit.
         let white_times: Vec<u128> =
             record.moves.iter().step_by(2).map(|m| m.thought.expect("engine move").elapsed.as_millis()).collect();
@@ -574,8 +622,11 @@ mod tests {
         // Another reply every time: every ponder search is a miss and the move is searched anew.
         let mut white = Ponderer::new(first, true);
         let mut black = Ponderer::new(last, false);
-        play_game([&mut white, &mut black], &standard(), &settings, &AtomicBool::new(false));
+        let record = play_game([&mut white, &mut black], &standard(), &settings, &AtomicBool::new(false));
         assert_eq!((white.counts.0, white.counts.1), (0, white.counts.2));
+        let stats = record.ponder[0];
+        assert!(stats.hits == 0 && stats.misses + 1 >= white.counts.1 && stats.misses > 0, "{stats:?}");
+        assert_eq!((stats.hit_rate(), stats.pondered), (Some(0.0), Duration::ZERO));
     }
 
     fn opening(fen: &str, variant: Variant) -> Opening {

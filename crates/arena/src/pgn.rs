@@ -107,6 +107,7 @@ mod tests {
             result: Some(GameResult::Win(Color::Black)),
             termination: Termination::Normal,
             reason: "Black mates".into(),
+            ponder: Default::default(),
         }
     }
 

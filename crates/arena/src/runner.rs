@@ -14,7 +14,7 @@ use ferz_chess::{Color, Variant};
 use ferz_uci::{Launch, Reply, Setup, Timeouts, UciEngine, UciError};
 
 use crate::engine::{MoveRequest, Player, PlayerError};
-use crate::game::{GameRecord, GameSettings, Termination, play_game};
+use crate::game::{GameRecord, GameSettings, PonderStats, Termination, play_game};
 use crate::openings::Opening;
 use crate::pgn::{PgnContext, today, write_game};
 use crate::resume::PlayedGame;
@@ -109,6 +109,8 @@ pub struct MatchSummary {
     pub elapsed: Duration,
     /// Games read back from the PGN of an earlier run (`--resume`).
     pub resumed: u64,
+    /// How A's and B's pondering went in the games of this run.
+    pub ponder: [PonderStats; 2],
 }
 
 impl MatchSummary {
@@ -242,6 +244,20 @@ impl MatchSummary {
             };
             out.push_str(&format!("SPRT {sprt}: LLR {llr:.2} ({lower:.2}, {upper:.2}), {verdict}\n"));
         }
+        for (label, stats) in ['A', 'B'].into_iter().zip(self.ponder) {
+            if let Some(rate) = stats.hit_rate() {
+                let pondered_ms = stats.pondered.as_secs_f64() * 1000.0;
+                out.push_str(&format!(
+                    "Pondering {label}: {} hits, {} misses ({:.1}% hits), {:.0} ms pondered per hit, {:.0} ms per move over {} moves\n",
+                    stats.hits,
+                    stats.misses,
+                    100.0 * rate,
+                    pondered_ms / f64::from(stats.hits.max(1)),
+                    pondered_ms / f64::from(stats.moves.max(1)),
+                    stats.moves
+                ));
+            }
+        }
         let endings: Vec<String> = self.terminations.iter().map(|(t, n)| format!("{} {n}", t.pgn())).collect();
         out.push_str(&format!("Endings: {}\n", if endings.is_empty() { "-".to_owned() } else { endings.join(", ") }));
         out
@@ -294,6 +310,7 @@ pub fn run_match(
         terminations: Vec::new(),
         elapsed: Duration::ZERO,
         resumed: played.len() as u64,
+        ponder: [PonderStats::default(); 2],
     };
     let mut first_of_pair: HashMap<usize, GameScore> = HashMap::new();
     let mut done = vec![[false; 2]; pairs];
@@ -374,6 +391,10 @@ pub fn run_match(
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
+                    let [white, black] = record.ponder;
+                    let (a, b) = if a_white { (white, black) } else { (black, white) };
+                    summary.ponder[0].add(a);
+                    summary.ponder[1].add(b);
                     let pair = ((number - 1) / 2) as usize;
                     let pair_done = summary.record(record.termination, a_white, score, pair, &mut first_of_pair);
                     let _ = writeln!(

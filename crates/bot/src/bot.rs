@@ -1,11 +1,18 @@
-//! The event loop: start-up checks, the event stream, challenges, game tasks, matchmaking and
-//! the graceful stop.
+//! The event loop: start-up checks, the event stream, challenges, game tasks, the
+//! correspondence check-in, matchmaking and the graceful stop.
+//!
+//! Real-time games hold the `[challenge] concurrency` slots; correspondence and unlimited games
+//! are counted apart (`[correspondence] max_games`). At start-up and every
+//! `[correspondence] checkin_period_s` the loop lists the account's ongoing games
+//! (`/api/account/playing`) and opens those that have no task and need one ([`crate::resume`]):
+//! that is how the bot resumes its games after a restart and returns to a correspondence game
+//! whose task set it aside while the opponent was thinking.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferz_lichess::models::User;
+use ferz_lichess::models::{GameEventInfo, TimeControl, User};
 use ferz_lichess::{
     Backoff, Challenge, Client, ClientConfig, DeclineReason, Endpoint, Event, Platform, RetryPolicy, StreamItem, Token,
 };
@@ -13,12 +20,14 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::block_list::OnlineBlockList;
 use crate::book::{Books, BooksError};
-use crate::challenge::{Load, Verdict, judge};
+use crate::challenge::{Load, RecentBotGames, Verdict, judge, perf_of};
 use crate::chat::{QueuePublisher, QueueView};
 use crate::config::BotConfig;
 use crate::game::{GameContext, GameSummary, play};
-use crate::matchmaking::{Matchmaker, limit_wait};
+use crate::matchmaking::{Dice, Matchmaker, limit_wait};
+use crate::ratings::Ratings;
 
 /// Why the bot cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +155,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let books = Books::open(&config.book)?;
     let tablebases = crate::tablebase::Tablebases::open(&config.tablebase)?;
     let (client, account) = connect(&config, token, true).await?;
+    let books = books.with_online(crate::online::Online::new(&config.online, &client));
     let platform = client.platform();
     tracing::info!(account = %account.username, url = %config.lichess.url, platform = %platform, "connected");
     let mut config = config;
@@ -171,10 +181,12 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         );
         config.matchmaking.enabled = false;
     }
-    let ratings = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
-    let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id, ratings);
+    let matchmaker = Matchmaker::new(config.matchmaking.clone(), &account.id);
+    let mut block_list = OnlineBlockList::new(&config.challenge.online_block_list);
+    block_list.refresh(&client).await;
     let (exit_tx, exit_rx) = watch::channel(false);
     let (chat, queue) = crate::chat::hub();
+    let (stopping_tx, stopping_rx) = watch::channel(false);
     let ctx = Arc::new(GameContext {
         client,
         config: Arc::new(config),
@@ -184,12 +196,16 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         tablebases,
         exit_now: exit_rx,
         chat,
+        stopping: stopping_rx,
     });
     let mut dispatcher = Dispatcher {
         ctx,
         games: HashMap::new(),
         tasks: JoinSet::new(),
         accepted: HashMap::new(),
+        set_aside: HashMap::new(),
+        next_checkin: Instant::now(),
+        stopping_tx,
         waiting: VecDeque::new(),
         finished: VecDeque::new(),
         matchmaker,
@@ -198,6 +214,11 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         accept_hold_until: None,
         summary: RunSummary::default(),
         queue,
+        ratings: Ratings::of(&account),
+        ratings_read: Instant::now(),
+        block_list,
+        block_list_read: Instant::now(),
+        recent_bots: RecentBotGames::default(),
     };
     dispatcher.run(signals, exit_tx).await?;
     Ok(dispatcher.summary)
@@ -208,13 +229,28 @@ const ACCEPT_GRACE: Duration = Duration::from_secs(20);
 /// Finished game ids remembered to ignore replays.
 const FINISHED_MEMORY: usize = 256;
 
+/// Who a game is against and whether it is correspondence (outside the real-time slots).
+#[derive(Clone, Debug)]
+struct Seat {
+    /// The opponent's id.
+    opponent: String,
+    /// A correspondence or unlimited game.
+    correspondence: bool,
+}
+
 struct Dispatcher {
     ctx: Arc<GameContext>,
-    /// Running game tasks: id → opponent id.
-    games: HashMap<String, String>,
+    /// Running game tasks: id → seat.
+    games: HashMap<String, Seat>,
     tasks: JoinSet<GameSummary>,
-    /// Challenges accepted whose game has not started yet: id → (when, challenger id).
-    accepted: HashMap<String, (Instant, String)>,
+    /// Challenges accepted whose game has not started yet: id → (when, seat).
+    accepted: HashMap<String, (Instant, Seat)>,
+    /// Correspondence games going on without a task while the opponent thinks: id → opponent.
+    set_aside: HashMap<String, String>,
+    /// When to list the account's games next.
+    next_checkin: Instant,
+    /// Tells game tasks that the bot takes no new games (correspondence games are set aside).
+    stopping_tx: watch::Sender<bool>,
     /// Challenges waiting for a free slot.
     waiting: VecDeque<Challenge>,
     finished: VecDeque<String>,
@@ -225,11 +261,41 @@ struct Dispatcher {
     summary: RunSummary,
     /// What `!queue` shows game tasks: the games and the challenges waiting.
     queue: QueuePublisher,
+    /// Our ratings, read again every `rating_refresh_s`.
+    ratings: Ratings,
+    ratings_read: Instant,
+    /// `[challenge] online_block_list`, read again every `online_block_list_refresh_s`.
+    block_list: OnlineBlockList,
+    block_list_read: Instant,
+    /// Games against bots we accepted or started, for `recent_bot_limit`.
+    recent_bots: RecentBotGames,
 }
 
 impl Dispatcher {
+    /// Real-time slots in use: running games and accepted challenges.
     fn busy(&self) -> usize {
-        self.games.len() + self.accepted.len()
+        self.games.values().chain(self.accepted.values().map(|(_, s)| s)).filter(|s| !s.correspondence).count()
+    }
+
+    /// Correspondence games: running, set aside, and accepted.
+    fn correspondence_games(&self) -> usize {
+        let seats = self.games.values().chain(self.accepted.values().map(|(_, s)| s));
+        seats.filter(|s| s.correspondence).count() + self.set_aside.len()
+    }
+
+    /// Every game of the account this run knows of, for `!queue`.
+    fn playing(&self) -> usize {
+        self.games.len() + self.accepted.len() + self.set_aside.len()
+    }
+
+    /// The slots taken: games, accepted challenges, and our matchmaking challenge while it is
+    /// out (its game needs a slot too).
+    fn slots_taken(&self) -> usize {
+        self.busy() + usize::from(self.matchmaker.pending.is_some())
+    }
+
+    fn recent_bot_window(&self) -> Duration {
+        Duration::from_secs(self.ctx.config.challenge.recent_bot_window_s)
     }
 
     async fn run(&mut self, mut signals: watch::Receiver<u32>, exit_now: watch::Sender<bool>) -> Result<(), BotError> {
@@ -238,6 +304,8 @@ impl Dispatcher {
         let mut events: Option<ferz_lichess::EventStream> = None;
         let mut tick = tokio::time::interval(Duration::from_millis(500));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // Resume the account's games before new challenges arrive: real-time games first.
+        self.check_in().await;
         loop {
             if self.stopping && self.games.is_empty() && self.accepted.is_empty() {
                 tracing::info!("all games finished; stopping");
@@ -299,7 +367,7 @@ impl Dispatcher {
                     }
                 }
             }
-            self.queue.publish(QueueView::of(self.busy(), &self.waiting));
+            self.queue.publish(QueueView::of(self.playing(), &self.waiting));
         }
     }
 
@@ -314,7 +382,8 @@ impl Dispatcher {
             loop {
                 tokio::select! {
                     joined = self.tasks.join_next() => match joined {
-                        Some(Ok(summary)) => self.summary.games.push(summary),
+                        Some(Ok(summary)) if !summary.set_aside => self.summary.games.push(summary),
+                        Some(Ok(_)) => {}
                         Some(Err(_)) => {}
                         None => break,
                     },
@@ -325,6 +394,7 @@ impl Dispatcher {
         }
         if count == 1 && !self.stopping {
             self.stopping = true;
+            let _ = self.stopping_tx.send(true);
             tracing::info!(
                 games = self.games.len(),
                 "stop requested: no new games; finishing the running ones (stop again to exit now)"
@@ -347,18 +417,17 @@ impl Dispatcher {
                     tracing::debug!(game = %id, "gameStart for a game we know; ignored");
                     return;
                 }
+                if self.set_aside.contains_key(&id) && info.is_my_turn == Some(false) {
+                    // Replayed on a reconnect: the check-in opens it on our turn.
+                    tracing::debug!(game = %id, "gameStart for a correspondence game set aside; ignored");
+                    return;
+                }
+                if self.matchmaker.pending.as_ref().is_some_and(|p| p.id == id) {
+                    // Our matchmaking challenge was accepted: a game against a bot.
+                    self.recent_bots.record(Instant::now(), self.recent_bot_window());
+                }
                 self.matchmaker.started(&id);
-                let opponent = info
-                    .opponent
-                    .as_ref()
-                    .map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()))
-                    .or_else(|| self.accepted.get(&id).map(|(_, o)| o.clone()))
-                    .unwrap_or_default();
-                self.accepted.remove(&id);
-                tracing::info!(game = %id, opponent = %opponent, "game started");
-                self.games.insert(id.clone(), opponent);
-                let ctx = Arc::clone(&self.ctx);
-                self.tasks.spawn(play(ctx, id, info));
+                self.start_game(info, "game started");
             }
             Event::GameFinish(info) => tracing::debug!(game = %info.id(), "gameFinish"),
             Event::Challenge { challenge, .. } => self.on_challenge(challenge).await,
@@ -374,17 +443,85 @@ impl Dispatcher {
         }
     }
 
-    fn load_for(&self, challenger: &str) -> Load {
+    /// Starts the task of game `info` (from `gameStart` or the check-in); `what` is logged.
+    fn start_game(&mut self, info: GameEventInfo, what: &str) {
+        let id = info.id().to_owned();
+        let accepted = self.accepted.remove(&id).map(|(_, seat)| seat);
+        let opponent = info
+            .opponent
+            .as_ref()
+            .map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()))
+            .or_else(|| accepted.as_ref().map(|s| s.opponent.clone()))
+            .unwrap_or_default();
+        let correspondence = crate::resume::is_correspondence(&info) || accepted.is_some_and(|s| s.correspondence);
+        let reopened = self.set_aside.remove(&id).is_some();
+        tracing::info!(game = %id, opponent = %opponent, correspondence, reopened, "{what}");
+        self.games.insert(id.clone(), Seat { opponent, correspondence });
+        let ctx = Arc::clone(&self.ctx);
+        self.tasks.spawn(play(ctx, id, info, reopened));
+    }
+
+    /// Lists the account's ongoing games and opens those that need a task: at start-up every
+    /// game not running (real-time first), later the correspondence games where it is our
+    /// turn (and any real-time game whose `gameStart` was missed). A failed or malformed answer
+    /// is logged and changes nothing: the next check-in tries again.
+    async fn check_in(&mut self) {
+        let config = &self.ctx.config.correspondence;
+        self.next_checkin = Instant::now() + config.checkin_period();
+        let playing = match self.ctx.client.playing(50).await {
+            Ok(playing) => playing,
+            Err(e) => {
+                tracing::warn!(error = %e, retry_in_s = config.checkin_period_s, "cannot read the account's ongoing games (/api/account/playing); trying again at the next check-in");
+                return;
+            }
+        };
+        let plan = crate::resume::plan(&playing.now_playing, |id| {
+            self.games.contains_key(id) || self.finished.iter().any(|f| f == id)
+        });
+        tracing::debug!(
+            listed = playing.now_playing.len(),
+            open = plan.open.len(),
+            set_aside = plan.set_aside.len(),
+            "check-in"
+        );
+        // The server's list is the truth: a game that ended while set aside drops out.
+        let mut set_aside = HashMap::new();
+        for &i in &plan.set_aside {
+            let game = &playing.now_playing[i];
+            let opponent = game.opponent.as_ref().map(|o| o.id.clone().unwrap_or_else(|| o.username.to_lowercase()));
+            set_aside.insert(game.id().to_owned(), opponent.unwrap_or_default());
+        }
+        for &i in &plan.open {
+            let id = playing.now_playing[i].id();
+            if let Some(opponent) = self.set_aside.remove(id) {
+                // Kept for `start_game`, which takes it out and so knows it reopens the game.
+                set_aside.insert(id.to_owned(), opponent);
+            }
+        }
+        self.set_aside = set_aside;
+        for i in plan.open {
+            self.start_game(playing.now_playing[i].clone(), "resuming the game");
+        }
+    }
+
+    fn load_for(&self, challenge: &Challenge, correspondence: bool) -> Load<'_> {
+        let challenger = challenge.challenger.user_id();
         Load {
-            games: self.busy(),
-            waiting: self.waiting.len(),
+            // Correspondence games have their own cap, checked apart from the real-time slots.
+            games: if correspondence { 0 } else { self.slots_taken() },
+            waiting: if correspondence { 0 } else { self.waiting.len() },
             games_with_challenger: self
                 .games
                 .values()
-                .chain(self.accepted.values().map(|(_, o)| o))
-                .filter(|o| o.eq_ignore_ascii_case(challenger))
+                .chain(self.accepted.values().map(|(_, s)| s))
+                .map(|s| &s.opponent)
+                .chain(self.set_aside.values())
+                .filter(|o| o.eq_ignore_ascii_case(&challenger))
                 .count(),
             stopping: self.stopping,
+            recent_bot_games: self.recent_bots.count(Instant::now(), self.recent_bot_window()),
+            my_rating: self.ratings.get(&perf_of(challenge)),
+            blocked: self.block_list.names(),
         }
     }
 
@@ -402,7 +539,15 @@ impl Dispatcher {
         if self.accepted.contains_key(&id) || self.games.contains_key(&id) || self.waiting.iter().any(|c| c.id == id) {
             return; // replayed after a reconnect
         }
-        let verdict = judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenger));
+        let correspondence = is_correspondence_challenge(&challenge);
+        let verdict = match judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenge, correspondence)) {
+            Verdict::Accept
+                if correspondence && self.correspondence_games() >= self.ctx.config.correspondence.max_games =>
+            {
+                Verdict::Decline(DeclineReason::Later)
+            }
+            verdict => verdict,
+        };
         tracing::info!(challenge = %id, from = %challenge.challenger.name, variant = %challenge.variant.key_or_name(), rated = challenge.rated, verdict = ?verdict, "challenge");
         match verdict {
             Verdict::Accept => self.accept(challenge).await,
@@ -415,7 +560,15 @@ impl Dispatcher {
         let id = challenge.id.clone();
         match self.ctx.client.accept_challenge(&id, None).await {
             Ok(()) => {
-                self.accepted.insert(id, (Instant::now(), challenge.challenger.user_id()));
+                if challenge.challenger.is_bot() {
+                    // Its game starts at once; counted now for `recent_bot_limit`.
+                    self.recent_bots.record(Instant::now(), self.recent_bot_window());
+                }
+                let seat = Seat {
+                    opponent: challenge.challenger.user_id(),
+                    correspondence: is_correspondence_challenge(&challenge),
+                };
+                self.accepted.insert(id, (Instant::now(), seat));
             }
             Err(e) if e.retry_after().is_some() => {
                 // Held by a 429: keep it first in line and try when the hold ends.
@@ -434,37 +587,71 @@ impl Dispatcher {
     }
 
     async fn on_game_done(&mut self, summary: GameSummary) {
-        self.games.remove(&summary.id);
+        let seat = self.games.remove(&summary.id);
+        if summary.set_aside {
+            // Going on without us while the opponent thinks; the check-in comes back to it.
+            self.set_aside.insert(summary.id, seat.map(|s| s.opponent).unwrap_or_default());
+            return;
+        }
         self.finished.push_back(summary.id.clone());
         while self.finished.len() > FINISHED_MEMORY {
             self.finished.pop_front();
         }
-        if self.games.is_empty() {
+        if self.busy() == 0 {
             self.idle_since = Instant::now();
         }
         self.summary.games.push(summary);
         self.fill_slots().await;
     }
 
-    /// Accepts waiting challenges while slots are free.
+    /// Accepts waiting challenges, in order, while slots are free. One that must wait longer
+    /// (a bot's, when only the slots reserved for humans are free) keeps its place and lets
+    /// the next one through.
     async fn fill_slots(&mut self) {
-        if self.accept_hold_until.is_some_and(|t| Instant::now() < t) {
+        let held = |d: &Dispatcher| d.accept_hold_until.is_some_and(|t| Instant::now() < t);
+        if held(self) {
             return;
         }
-        while !self.stopping && self.busy() < self.ctx.config.challenge.concurrency {
-            let Some(challenge) = self.waiting.pop_front() else { break };
-            let load = Load { waiting: 0, ..self.load_for(&challenge.challenger.user_id()) };
+        let mut kept = VecDeque::new();
+        while let Some(challenge) = self.waiting.pop_front() {
+            if self.stopping || self.slots_taken() >= self.ctx.config.challenge.concurrency || held(self) {
+                kept.push_back(challenge);
+                continue;
+            }
+            // Only real-time challenges wait: correspondence ones are accepted or declined at once.
+            let load = Load { waiting: 0, ..self.load_for(&challenge, false) };
             match judge(&challenge, &self.ctx.config.challenge, load) {
+                // A 429 on the accept puts it back at the front of `waiting`: the next turn keeps it.
                 Verdict::Accept => self.accept(challenge).await,
-                Verdict::Wait => {
-                    self.waiting.push_front(challenge);
-                    break;
-                }
+                Verdict::Wait => kept.push_back(challenge),
                 Verdict::Decline(reason) => self.decline(&challenge.id, reason).await,
             }
-            if self.accept_hold_until.is_some_and(|t| Instant::now() < t) {
-                break;
+        }
+        self.waiting = kept;
+    }
+
+    /// Reads our ratings and the online block lists again when their time has come. A failed
+    /// read keeps what we had.
+    async fn refresh(&mut self, now: Instant) {
+        let config = &self.ctx.config;
+        let uses_ratings = config.challenge.rating_difference.is_some()
+            || (config.matchmaking.enabled && config.matchmaking.max_rating_diff > 0);
+        if uses_ratings
+            && now.duration_since(self.ratings_read) >= Duration::from_secs(config.challenge.rating_refresh_s)
+        {
+            self.ratings_read = now;
+            match self.ctx.client.account().await {
+                Ok(account) => {
+                    self.ratings = Ratings::of(&account);
+                    tracing::debug!("our ratings read again");
+                }
+                Err(e) => tracing::warn!(error = %e, "cannot read our ratings again; keeping the last ones"),
             }
+        }
+        let every = Duration::from_secs(config.challenge.online_block_list_refresh_s);
+        if !self.block_list.is_empty() && now.duration_since(self.block_list_read) >= every {
+            self.block_list_read = now;
+            self.block_list.refresh(&self.ctx.client).await;
         }
     }
 
@@ -478,10 +665,14 @@ impl Dispatcher {
             }
             keep
         });
-        if self.accepted.len() != before && self.games.is_empty() {
+        if self.accepted.len() != before && self.busy() == 0 {
             self.idle_since = now;
         }
+        self.refresh(now).await;
         self.fill_slots().await;
+        if !self.stopping && now >= self.next_checkin {
+            self.check_in().await;
+        }
         if let Some(expired) = self.matchmaker.expired(now) {
             tracing::info!(challenge = %expired.id, opponent = %expired.opponent, "our challenge went unanswered; cancelling");
             let _ = self.ctx.client.cancel_challenge(&expired.id).await;
@@ -502,14 +693,14 @@ impl Dispatcher {
                 return;
             }
         };
-        let Some(plan) = self.matchmaker.pick(&bots, now, fastrand::f64(), fastrand::f64()) else {
+        let Some(plan) = self.matchmaker.pick(&bots, now, &self.ratings, Dice::roll()) else {
             tracing::info!(online = bots.len(), "no online bot fits the matchmaking settings");
             self.matchmaker.failed(now);
             return;
         };
         match client.create_challenge(&plan.opponent, &plan.request).await {
             Ok(challenge) => {
-                tracing::info!(challenge = %challenge.id, opponent = %plan.opponent, variant = %plan.request.variant, "challenged");
+                tracing::info!(challenge = %challenge.id, opponent = %plan.opponent, variant = %plan.request.variant, rated = plan.request.rated, set = %plan.set, "challenged");
                 self.matchmaker.sent(&challenge.id, &plan.opponent, now);
             }
             Err(e) => {
@@ -538,4 +729,11 @@ impl Dispatcher {
             }
         }
     }
+}
+
+/// Whether a challenge is for a correspondence or unlimited game: the server's speed, or a time
+/// control without a clock.
+fn is_correspondence_challenge(challenge: &Challenge) -> bool {
+    challenge.speed == Some(ferz_lichess::models::Speed::Correspondence)
+        || matches!(challenge.time_control, Some(TimeControl::Correspondence { .. } | TimeControl::Unlimited))
 }

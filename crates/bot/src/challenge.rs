@@ -2,13 +2,20 @@
 //! current load, so that every rule is unit-tested without a server.
 //!
 //! Rules run in a fixed order and the first that fails names the decline reason Lichess shows
-//! the challenger: who may challenge (lists, then bots or humans), the variant, the time control,
-//! rated or casual, the rating, and finally the load (games against this opponent, free slots).
+//! the challenger: who may challenge (lists, the online block list, then bots or humans), the
+//! variant, the time control (speed, base, increment, bullet without increment, days per move),
+//! rated or casual, the rating (its range, then its distance to ours), and finally the load
+//! (stopping, games against this opponent, recent games against bots, free slots, where bots
+//! cannot take the slots reserved for humans).
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use ferz_lichess::models::{self, TimeControl};
 use ferz_lichess::{Challenge, DeclineReason};
 
 use crate::config::{ChallengeConfig, Speed, Variant};
+use crate::ratings::perf_key;
 
 /// What to do with a challenge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,8 +30,9 @@ pub enum Verdict {
 
 /// The bot's state when a challenge arrives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Load {
-    /// Games running or accepted and about to start.
+pub struct Load<'a> {
+    /// Slots taken: games running, accepted and about to start, and our matchmaking challenge
+    /// while it waits for an answer (its game will need a slot: lichess-bot issue #1163).
     pub games: usize,
     /// Challenges already waiting for a slot.
     pub waiting: usize,
@@ -32,6 +40,46 @@ pub struct Load {
     pub games_with_challenger: usize,
     /// The bot is shutting down and takes no new games.
     pub stopping: bool,
+    /// Games against bots started within `recent_bot_window_s`.
+    pub recent_bot_games: usize,
+    /// Our rating in the challenge's perf, if known.
+    pub my_rating: Option<i64>,
+    /// The names of the online block lists, lower case.
+    pub blocked: &'a [String],
+}
+
+/// When our recent games against bots started, for `recent_bot_limit`.
+#[derive(Clone, Debug, Default)]
+pub struct RecentBotGames {
+    started: VecDeque<Instant>,
+}
+
+impl RecentBotGames {
+    /// A game against a bot started at `now`; starts older than `window` are forgotten.
+    pub fn record(&mut self, now: Instant, window: Duration) {
+        self.started.retain(|&t| now.saturating_duration_since(t) < window);
+        self.started.push_back(now);
+    }
+
+    /// Games against bots started within `window` before `now`.
+    #[must_use]
+    pub fn count(&self, now: Instant, window: Duration) -> usize {
+        self.started.iter().filter(|&&t| now.saturating_duration_since(t) < window).count()
+    }
+}
+
+/// The perf that rates a challenge (`blitz`, `chess960`, `correspondence`, …): the key of our
+/// rating that `rating_difference` compares with.
+#[must_use]
+pub fn perf_of(challenge: &Challenge) -> String {
+    let speed = match (&challenge.speed, &challenge.time_control) {
+        (Some(speed), _) => speed.as_str().to_owned(),
+        (None, Some(TimeControl::Clock { limit, increment, .. })) => {
+            Speed::of_clock(*limit, *increment).as_str().to_owned()
+        }
+        (None, _) => "correspondence".to_owned(),
+    };
+    perf_key(&variant_key(challenge), &speed).to_owned()
 }
 
 /// The variant of a challenge as a Lichess key: PyChess's `chess` + `chess960: true` becomes
@@ -48,25 +96,33 @@ pub fn variant_key(challenge: &Challenge) -> String {
 
 /// Decides on a challenge addressed to us.
 #[must_use]
-pub fn judge(challenge: &Challenge, config: &ChallengeConfig, load: Load) -> Verdict {
-    match check_rules(challenge, config) {
+pub fn judge(challenge: &Challenge, config: &ChallengeConfig, load: Load<'_>) -> Verdict {
+    let bot = challenge.challenger.is_bot();
+    // Bots may fill the slots that are not kept for humans.
+    let slots = if bot { config.concurrency.saturating_sub(config.reserved_for_humans) } else { config.concurrency };
+    let too_many_bot_games = bot && config.recent_bot_limit > 0 && load.recent_bot_games >= config.recent_bot_limit;
+    match check_rules(challenge, config, &load) {
         Err(reason) => Verdict::Decline(reason),
         Ok(()) if load.stopping => Verdict::Decline(DeclineReason::Later),
         Ok(()) if load.games_with_challenger >= config.max_games_per_opponent => Verdict::Decline(DeclineReason::Later),
-        Ok(()) if load.games < config.concurrency => Verdict::Accept,
+        Ok(()) if too_many_bot_games => Verdict::Decline(DeclineReason::Later),
+        Ok(()) if load.games < slots => Verdict::Accept,
         Ok(()) if load.waiting < config.max_waiting => Verdict::Wait,
         Ok(()) => Verdict::Decline(DeclineReason::Later),
     }
 }
 
-/// The rules that depend on the challenge alone; `Err` is the first that failed.
-fn check_rules(challenge: &Challenge, config: &ChallengeConfig) -> Result<(), DeclineReason> {
+/// The rules that do not depend on the bot's games; `Err` is the first that failed.
+fn check_rules(challenge: &Challenge, config: &ChallengeConfig, load: &Load<'_>) -> Result<(), DeclineReason> {
     let user = &challenge.challenger;
     let id = user.user_id();
     let listed = |list: &[String]| {
         list.iter().any(|name| name.eq_ignore_ascii_case(&id) || name.eq_ignore_ascii_case(&user.name))
     };
-    if listed(&config.block_list) || (!config.allow_list.is_empty() && !listed(&config.allow_list)) {
+    if listed(&config.block_list)
+        || listed(load.blocked)
+        || (!config.allow_list.is_empty() && !listed(&config.allow_list))
+    {
         return Err(DeclineReason::Generic);
     }
     if user.is_bot() && !config.bots {
@@ -92,7 +148,27 @@ fn check_rules(challenge: &Challenge, config: &ChallengeConfig) -> Result<(), De
     {
         return Err(DeclineReason::Generic);
     }
+    // Without our rating in that perf (or the challenger's) there is nothing to compare.
+    if let (Some(max), Some(rating), Some(mine)) = (config.rating_difference, user.rating, load.my_rating)
+        && rating.abs_diff(mine) > u64::from(max)
+    {
+        return Err(DeclineReason::Generic);
+    }
     Ok(())
+}
+
+/// `min_days` and `max_days` for a correspondence challenge with `days` per move (`None`:
+/// unlimited): too few days are `tooFast`, too many (or none at all) `tooSlow`.
+fn check_days(days: Option<i64>, config: &ChallengeConfig) -> Result<(), DeclineReason> {
+    if !config.correspondence {
+        return Err(DeclineReason::TooSlow);
+    }
+    match (days, config.max_days) {
+        (Some(d), _) if d < i64::from(config.min_days) => Err(DeclineReason::TooFast),
+        (Some(d), Some(max)) if d > i64::from(max) => Err(DeclineReason::TooSlow),
+        (None, Some(_)) => Err(DeclineReason::TooSlow),
+        _ => Ok(()),
+    }
 }
 
 /// Speeds outside the accepted ones are `tooFast` or `tooSlow` when all accepted speeds lie on
@@ -100,16 +176,13 @@ fn check_rules(challenge: &Challenge, config: &ChallengeConfig) -> Result<(), De
 fn check_time_control(challenge: &Challenge, config: &ChallengeConfig) -> Result<(), DeclineReason> {
     let (base, increment) = match &challenge.time_control {
         Some(TimeControl::Clock { limit, increment, .. }) => (*limit, *increment),
-        Some(TimeControl::Correspondence { .. } | TimeControl::Unlimited) | None => {
-            return if config.correspondence { Ok(()) } else { Err(DeclineReason::TooSlow) };
-        }
+        Some(TimeControl::Correspondence { days_per_turn }) => return check_days(*days_per_turn, config),
+        Some(TimeControl::Unlimited) | None => return check_days(None, config),
         Some(TimeControl::Other) => return Err(DeclineReason::TimeControl),
     };
     // The server's speed when it sent one (it knows its own thresholds), else our estimate.
     let speed = match &challenge.speed {
-        Some(models::Speed::Correspondence) => {
-            return if config.correspondence { Ok(()) } else { Err(DeclineReason::TooSlow) };
-        }
+        Some(models::Speed::Correspondence) => return check_days(None, config),
         Some(speed) => Speed::from_name(speed.as_str()).unwrap_or_else(|| Speed::of_clock(base, increment)),
         None => Speed::of_clock(base, increment),
     };
@@ -127,6 +200,10 @@ fn check_time_control(challenge: &Challenge, config: &ChallengeConfig) -> Result
     if !in_range(base, config.min_base_s, config.max_base_s)
         || !in_range(increment, config.min_increment_s, config.max_increment_s)
     {
+        return Err(DeclineReason::TimeControl);
+    }
+    // Speeds are ordered fastest first: bullet and ultra-bullet.
+    if config.bullet_requires_increment && speed <= Speed::Bullet && increment == 0 {
         return Err(DeclineReason::TimeControl);
     }
     Ok(())
@@ -247,6 +324,105 @@ mod tests {
             judge(&atomic, &config, Load { stopping: true, ..Load::default() }),
             declined(DeclineReason::Variant)
         );
+    }
+
+    #[test]
+    fn bots_cannot_take_the_slots_reserved_for_humans() {
+        let config = ChallengeConfig { concurrency: 3, reserved_for_humans: 1, max_waiting: 0, ..Default::default() };
+        let bot = challenge(json!({"challenger": {"name": "B0t", "title": "BOT", "rating": 2000}}));
+        let human = challenge(json!({}));
+        let load = |games| Load { games, ..Load::default() };
+        assert_eq!(judge(&bot, &config, load(1)), Verdict::Accept);
+        assert_eq!(judge(&bot, &config, load(2)), declined(DeclineReason::Later));
+        assert_eq!(judge(&human, &config, load(2)), Verdict::Accept);
+        assert_eq!(judge(&human, &config, load(3)), declined(DeclineReason::Later));
+        // With room in the queue, the bot waits for a slot it may take.
+        let queue = ChallengeConfig { max_waiting: 1, ..config };
+        assert_eq!(judge(&bot, &queue, load(2)), Verdict::Wait);
+    }
+
+    #[test]
+    fn recent_games_against_bots_are_limited() {
+        let config = ChallengeConfig { concurrency: 4, recent_bot_limit: 2, ..Default::default() };
+        let bot = challenge(json!({"challenger": {"name": "B0t", "title": "BOT", "rating": 2000}}));
+        let recent = |n| Load { recent_bot_games: n, ..Load::default() };
+        assert_eq!(judge(&bot, &config, recent(1)), Verdict::Accept);
+        assert_eq!(judge(&bot, &config, recent(2)), declined(DeclineReason::Later));
+        // Humans are not counted, and 0 means no limit.
+        assert_eq!(judge(&challenge(json!({})), &config, recent(9)), Verdict::Accept);
+        let unlimited = ChallengeConfig { recent_bot_limit: 0, ..config };
+        assert_eq!(judge(&bot, &unlimited, recent(99)), Verdict::Accept);
+
+        let start = Instant::now();
+        let window = Duration::from_secs(3600);
+        let mut games = RecentBotGames::default();
+        games.record(start, window);
+        games.record(start + Duration::from_secs(1800), window);
+        assert_eq!(games.count(start + Duration::from_secs(1801), window), 2);
+        assert_eq!(games.count(start + Duration::from_secs(3600), window), 1, "the first left the window");
+        games.record(start + Duration::from_secs(7200), window);
+        assert_eq!(games.count(start + Duration::from_secs(7200), window), 1);
+    }
+
+    #[test]
+    fn the_rating_difference_is_to_our_current_rating() {
+        let config = ChallengeConfig { rating_difference: Some(300), ..Default::default() };
+        let mine = |rating| Load { my_rating: Some(rating), ..Load::default() };
+        // Alice is 1800.
+        assert_eq!(judge(&challenge(json!({})), &config, mine(2100)), Verdict::Accept);
+        assert_eq!(judge(&challenge(json!({})), &config, mine(2101)), declined(DeclineReason::Generic));
+        assert_eq!(judge(&challenge(json!({})), &config, mine(1500)), Verdict::Accept);
+        assert_eq!(judge(&challenge(json!({})), &config, mine(1499)), declined(DeclineReason::Generic));
+        // Unknown ratings are not compared; no setting, no limit.
+        assert_eq!(judge(&challenge(json!({})), &config, Load::default()), Verdict::Accept);
+        assert_eq!(judge(&challenge(json!({})), &ChallengeConfig::default(), mine(3000)), Verdict::Accept);
+        // The perf compared: the speed, the variant's own, or correspondence.
+        assert_eq!(perf_of(&challenge(json!({}))), "blitz");
+        assert_eq!(perf_of(&challenge(json!({"variant": {"key": "chess960"}}))), "chess960");
+        let corr = json!({"speed": null, "timeControl": {"type": "correspondence", "daysPerTurn": 3}});
+        assert_eq!(perf_of(&challenge(corr)), "correspondence");
+        let estimated = json!({"speed": null, "timeControl": {"type": "clock", "limit": 60, "increment": 0}});
+        assert_eq!(perf_of(&challenge(estimated)), "bullet");
+    }
+
+    #[test]
+    fn days_per_move_and_unlimited_games() {
+        let config = ChallengeConfig { correspondence: true, min_days: 2, max_days: Some(7), ..Default::default() };
+        let days =
+            |d: i64| json!({"speed": "correspondence", "timeControl": {"type": "correspondence", "daysPerTurn": d}});
+        assert_eq!(verdict(days(1), &config), declined(DeclineReason::TooFast));
+        assert_eq!(verdict(days(2), &config), Verdict::Accept);
+        assert_eq!(verdict(days(7), &config), Verdict::Accept);
+        assert_eq!(verdict(days(10), &config), declined(DeclineReason::TooSlow));
+        let unlimited = json!({"speed": "correspondence", "timeControl": {"type": "unlimited"}});
+        assert_eq!(verdict(unlimited.clone(), &config), declined(DeclineReason::TooSlow));
+        let any_days = ChallengeConfig { max_days: None, ..config.clone() };
+        assert_eq!(verdict(unlimited.clone(), &any_days), Verdict::Accept);
+        assert_eq!(verdict(days(14), &any_days), Verdict::Accept);
+        let no_corr = ChallengeConfig { correspondence: false, ..config };
+        assert_eq!(verdict(days(3), &no_corr), declined(DeclineReason::TooSlow));
+    }
+
+    #[test]
+    fn bullet_may_require_an_increment() {
+        let config = ChallengeConfig { bullet_requires_increment: true, ..Default::default() };
+        let clock = |speed: &str, limit: i64, inc: i64| json!({"speed": speed, "timeControl": {"type": "clock", "limit": limit, "increment": inc}});
+        assert_eq!(verdict(clock("bullet", 60, 0), &config), declined(DeclineReason::TimeControl));
+        assert_eq!(verdict(clock("bullet", 60, 1), &config), Verdict::Accept);
+        assert_eq!(verdict(clock("blitz", 180, 0), &config), Verdict::Accept);
+        let with_ultra = ChallengeConfig { speeds: Speed::ALL.to_vec(), ..config };
+        assert_eq!(verdict(clock("ultraBullet", 15, 0), &with_ultra), declined(DeclineReason::TimeControl));
+        assert_eq!(verdict(clock("bullet", 60, 0), &ChallengeConfig::default()), Verdict::Accept);
+    }
+
+    #[test]
+    fn the_online_block_list_declines_with_generic() {
+        let config = ChallengeConfig::default();
+        let blocked = ["troll".to_owned(), "alice".to_owned()];
+        let load = Load { blocked: &blocked, ..Load::default() };
+        assert_eq!(judge(&challenge(json!({})), &config, load), declined(DeclineReason::Generic));
+        let bob = challenge(json!({"challenger": {"id": "bob", "name": "Bob", "rating": 1800}}));
+        assert_eq!(judge(&bob, &config, load), Verdict::Accept);
     }
 
     /// A challenge as PyChess's event stream sends it: no challenger id, an empty title, the

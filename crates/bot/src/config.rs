@@ -6,17 +6,23 @@
 //! messages that name the key. The token is deliberately not a setting: it comes from the
 //! environment only (`LICHESS_BOT_TOKEN`).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use ferz_lichess::Platform;
 use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
+pub mod correspondence;
 pub mod engine;
+pub mod matchmaking;
+pub mod online;
 pub mod tablebase;
 pub mod values;
 
+pub use correspondence::CorrespondenceConfig;
 pub use engine::{EngineChoice, EngineKind, EngineOverride, EngineVariant, OptionValue, UciOptions, VariantEngines};
+pub use matchmaking::{LICHESS_DAYS, MatchMode, MatchOverride, OverrideOrder, RemovedRated};
 pub use tablebase::TablebaseConfig;
 
 /// A setting with a value the bot cannot use: the error of every ferz settings file.
@@ -33,10 +39,14 @@ pub struct BotConfig {
     pub engine: EngineConfig,
     /// Opening books: Polyglot files, then the self-play opening cache.
     pub book: BookConfig,
+    /// Online move sources, asked between the Polyglot books and the cache.
+    pub online: online::OnlineConfig,
     /// Endgame tablebases: Syzygy tables on disk, the Lichess online tablebase.
     pub tablebase: TablebaseConfig,
     /// Which challenges to accept.
     pub challenge: ChallengeConfig,
+    /// The check-in cycle of correspondence and unlimited games.
+    pub correspondence: CorrespondenceConfig,
     /// Draw offers, ours and the opponent's.
     pub draw: DrawConfig,
     /// Resigning lost games.
@@ -116,8 +126,10 @@ pub struct EngineConfig {
     /// The longest the first move of each side may take, in ms (Lichess aborts a game whose
     /// first move does not come within 30 s, and the clock does not run yet).
     pub first_move_ms: u64,
-    /// Seconds per move in correspondence and unlimited games.
-    pub correspondence_move_s: u64,
+    /// Retired: the time per correspondence move is `[correspondence] move_time_s`. Read
+    /// only to say so.
+    #[serde(skip_serializing)]
+    pub correspondence_move_s: Option<u64>,
     /// Nodes per move instead of the clock (0: use the clock). For testing and benchmarks.
     pub nodes: u64,
 }
@@ -138,7 +150,7 @@ impl Default for EngineConfig {
             threads: 1,
             move_overhead_ms: 300,
             first_move_ms: 3000,
-            correspondence_move_s: 30,
+            correspondence_move_s: None,
             nodes: 0,
         }
     }
@@ -233,6 +245,35 @@ pub struct ChallengeConfig {
     pub max_rating: i64,
     /// Games at once against one opponent.
     pub max_games_per_opponent: usize,
+    /// Slots of `concurrency` that bots cannot take: a bot's challenge finds the bot busy once
+    /// `concurrency - reserved_for_humans` games run.
+    pub reserved_for_humans: usize,
+    /// Games against bots started within `recent_bot_window_s` after which challenges from
+    /// bots are declined with `later` (0: no limit). Our matchmaking games count too.
+    pub recent_bot_limit: usize,
+    /// The window of `recent_bot_limit`, seconds.
+    pub recent_bot_window_s: u64,
+    /// Largest difference between the challenger's rating and ours in the challenge's perf
+    /// (else `generic`); `None`: any. Our ratings are read again every `rating_refresh_s`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating_difference: Option<u32>,
+    /// Seconds between two reads of our own ratings (`/api/account`), for `rating_difference`
+    /// and matchmaking.
+    pub rating_refresh_s: u64,
+    /// Fewest days per move of a correspondence challenge (fewer: `tooFast`).
+    pub min_days: u32,
+    /// Most days per move of a correspondence challenge (more, or unlimited: `tooSlow`);
+    /// `None`: any, unlimited games included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_days: Option<u32>,
+    /// Decline bullet (and ultra-bullet) challenges without increment (`timeControl`).
+    pub bullet_requires_increment: bool,
+    /// Addresses of text files with one user name per line, declined with `generic`: read at
+    /// start and every `online_block_list_refresh_s`; a list that cannot be read keeps its
+    /// last contents.
+    pub online_block_list: Vec<String>,
+    /// Seconds between two reads of the online block lists.
+    pub online_block_list_refresh_s: u64,
     /// `[challenge.lichess]`: what changes on Lichess.
     pub lichess: PlatformChallenge,
     /// `[challenge.pychess]`: what changes on PyChess.
@@ -335,6 +376,16 @@ impl Default for ChallengeConfig {
             min_rating: 0,
             max_rating: 4000,
             max_games_per_opponent: 1,
+            reserved_for_humans: 0,
+            recent_bot_limit: 0,
+            recent_bot_window_s: 3600,
+            rating_difference: None,
+            rating_refresh_s: 300,
+            min_days: 1,
+            max_days: None,
+            bullet_requires_increment: false,
+            online_block_list: Vec::new(),
+            online_block_list_refresh_s: 1800,
             lichess: PlatformChallenge::default(),
             pychess: PlatformChallenge { variants: Some(PYCHESS_VARIANTS.to_vec()), ..PlatformChallenge::default() },
         }
@@ -461,10 +512,22 @@ pub struct MatchmakingConfig {
     /// Time controls as `seconds+increment` (Lichess allows 0, 15, 30, 45, 60, 90 and multiples
     /// of 60 up to 10800 seconds, and increments up to 60).
     pub time_controls: Vec<TimeControl>,
+    /// Correspondence challenges, days per move (1, 2, 3, 5, 7, 10 or 14), chosen alongside
+    /// `time_controls`.
+    pub days: Vec<u32>,
     /// Variants to challenge in: `standard`, `chess960`.
     pub variants: Vec<Variant>,
-    /// Rated challenges (else casual).
-    pub rated: bool,
+    /// Rated, casual, or either at random.
+    pub mode: MatchMode,
+    /// The former `rated = true|false`: reading it fails with a message naming `mode`.
+    #[serde(default, skip_serializing)]
+    pub rated: Option<RemovedRated>,
+    /// Other sets of time controls, variants and mode, by name; each challenge uses one set
+    /// (the keys above count as the first).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub overrides: BTreeMap<String, MatchOverride>,
+    /// How the sets take turns: `random` or `sequential`.
+    pub override_order: OverrideOrder,
     /// Lowest opponent rating in the challenge's speed.
     pub min_rating: i64,
     /// Highest opponent rating.
@@ -490,8 +553,12 @@ impl Default for MatchmakingConfig {
                 TimeControl { initial_s: 180, increment_s: 2 },
                 TimeControl { initial_s: 300, increment_s: 3 },
             ],
+            days: Vec::new(),
             variants: vec![Variant::Standard],
-            rated: false,
+            mode: MatchMode::Casual,
+            rated: None,
+            overrides: BTreeMap::new(),
+            override_order: OverrideOrder::Random,
             min_rating: 0,
             max_rating: 4000,
             max_rating_diff: 300,
@@ -592,8 +659,10 @@ impl BotConfig {
         self.lichess.validate()?;
         self.engine.validate()?;
         self.book.validate()?;
+        self.online.validate()?;
         self.tablebase.validate()?;
         self.challenge.validate(self.lichess.platform)?;
+        self.correspondence.validate()?;
         self.draw.validate()?;
         self.resign.validate()?;
         self.matchmaking.validate()?;
@@ -628,7 +697,12 @@ impl EngineConfig {
         )?;
         in_range("engine.move_overhead_ms", self.move_overhead_ms, 0..=10_000, "use 0 to 10000 ms")?;
         self.validate_choice()?;
-        at_least("engine.correspondence_move_s", self.correspondence_move_s, 1, "use at least 1 second")
+        check(
+            self.correspondence_move_s.is_none(),
+            "engine.correspondence_move_s",
+            self.correspondence_move_s.unwrap_or_default(),
+            "this key moved: set [correspondence] move_time_s instead",
+        )
     }
 }
 
@@ -713,7 +787,38 @@ impl ChallengeConfig {
             self.min_rating,
             "must not exceed max_rating",
         )?;
-        at_least("challenge.max_games_per_opponent", self.max_games_per_opponent, 1, "use at least 1")
+        at_least("challenge.max_games_per_opponent", self.max_games_per_opponent, 1, "use at least 1")?;
+        check(
+            self.reserved_for_humans < self.concurrency,
+            "challenge.reserved_for_humans",
+            self.reserved_for_humans,
+            "must be less than concurrency (or bots = false to keep every slot for humans)",
+        )?;
+        at_least("challenge.recent_bot_window_s", self.recent_bot_window_s, 1, "use at least 1 second")?;
+        at_least(
+            "challenge.rating_refresh_s",
+            self.rating_refresh_s,
+            2,
+            "use at least 2 seconds (a few minutes is plenty)",
+        )?;
+        in_range("challenge.min_days", self.min_days, 1..=14, "use 1 to 14 days (Lichess offers 1 to 14)")?;
+        if let Some(max_days) = self.max_days {
+            check(max_days >= self.min_days, "challenge.max_days", max_days, "must not be below min_days")?;
+        }
+        for url in &self.online_block_list {
+            check(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "challenge.online_block_list",
+                url,
+                "use an http:// or https:// address of a text file with one user name per line",
+            )?;
+        }
+        at_least(
+            "challenge.online_block_list_refresh_s",
+            self.online_block_list_refresh_s,
+            2,
+            "use at least 2 seconds (an hour is plenty)",
+        )
     }
 }
 
@@ -743,11 +848,36 @@ impl MatchmakingConfig {
             )?;
         }
         check(
-            !self.enabled || (!self.time_controls.is_empty() && !self.variants.is_empty()),
+            !self.enabled || ((!self.time_controls.is_empty() || !self.days.is_empty()) && !self.variants.is_empty()),
             "matchmaking",
             "enabled",
-            "give at least one time control and one variant",
+            "give at least one time control (or days) and one variant",
         )?;
+        check_days("matchmaking.days", &self.days)?;
+        for (name, set) in &self.overrides {
+            for &v in set.variants.iter().flatten() {
+                check(
+                    matches!(v, Variant::Standard | Variant::Chess960),
+                    "matchmaking.overrides.variants",
+                    format!("{name}: {v}"),
+                    "use standard or chess960",
+                )?;
+            }
+            check_days("matchmaking.overrides.days", set.days.as_deref().unwrap_or_default())?;
+            let clocks = set.time_controls.as_ref().map_or(self.time_controls.len(), Vec::len);
+            let days = if set.time_controls.is_some() || set.days.is_some() {
+                set.days.as_ref().map_or(0, Vec::len)
+            } else {
+                self.days.len()
+            };
+            let variants = set.variants.as_ref().unwrap_or(&self.variants);
+            check(
+                !self.enabled || (clocks + days > 0 && !variants.is_empty()),
+                "matchmaking.overrides",
+                name,
+                "give the override at least one time control (or days) and one variant",
+            )?;
+        }
         check(
             self.min_rating <= self.max_rating,
             "matchmaking.min_rating",
@@ -755,6 +885,14 @@ impl MatchmakingConfig {
             "must not exceed max_rating",
         )
     }
+}
+
+/// Correspondence days must be ones Lichess offers.
+fn check_days(key: &'static str, days: &[u32]) -> Result<(), InvalidSetting> {
+    for &d in days {
+        check(LICHESS_DAYS.contains(&d), key, d, "use 1, 2, 3, 5, 7, 10 or 14 days per move")?;
+    }
+    Ok(())
 }
 
 impl ChatConfig {
@@ -850,6 +988,21 @@ mod tests {
         assert_eq!(config.validate().unwrap_err().key, "log.file");
         config.log.file = PathBuf::from("logs/bot.log");
         config.validate().unwrap();
+    }
+
+    #[test]
+    fn the_old_correspondence_key_points_to_its_new_home() {
+        let config = from_json(serde_json::json!({ "engine": { "correspondence_move_s": 60 } })).unwrap();
+        assert_eq!(
+            config.validate().unwrap_err().to_string(),
+            "engine.correspondence_move_s = 60: this key moved: set [correspondence] move_time_s instead"
+        );
+        let config =
+            from_json(serde_json::json!({ "correspondence": { "move_time_s": 60, "disconnect_s": 0 } })).unwrap();
+        assert_eq!(config.correspondence.move_time_s, 60);
+        assert_eq!(config.validate().unwrap_err().key, "correspondence.disconnect_s");
+        let err = from_json(serde_json::json!({ "correspondence": { "checkin_s": 5 } })).unwrap_err().to_string();
+        assert!(err.contains("unknown field `checkin_s`"), "{err}");
     }
 
     #[test]
@@ -985,6 +1138,65 @@ mod tests {
         let typo = serde_json::json!({ "challenge": { "pychess": { "variant": ["chess"] } } });
         let err = from_json(typo).unwrap_err().to_string();
         assert!(err.contains("unknown field `variant`"), "{err}");
+    }
+
+    #[test]
+    fn the_shipped_settings_file_lists_the_policy_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/bot.toml");
+        let (config, _) = ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        let defaults = BotConfig::default();
+        assert_eq!((config.challenge, config.matchmaking), (defaults.challenge, defaults.matchmaking));
+    }
+
+    #[test]
+    fn the_removed_rated_key_names_its_replacement() {
+        let err = from_json(serde_json::json!({ "matchmaking": { "rated": true } })).unwrap_err().to_string();
+        assert!(err.contains("`rated` was replaced by `mode`: write mode = \"rated\""), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bot.toml");
+        std::fs::write(&path, "[matchmaking]\nrated = false\n").unwrap();
+        let err = ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err();
+        assert!(err.to_string().contains("matchmaking.rated"), "{err}");
+    }
+
+    #[test]
+    fn policy_and_override_settings_are_checked() {
+        let config = from_json(serde_json::json!({
+            "challenge": { "rating_difference": 250, "max_days": 7, "online_block_list": ["https://example.org/b.txt"] },
+            "matchmaking": {
+                "enabled": true, "mode": "random", "days": [3], "override_order": "sequential",
+                "overrides": { "blitz960": { "time_controls": ["180+2"], "variants": ["chess960"], "mode": "rated" } }
+            }
+        }))
+        .unwrap();
+        config.validate().unwrap();
+        assert_eq!((config.challenge.rating_difference, config.challenge.max_days), (Some(250), Some(7)));
+        assert_eq!(config.matchmaking.overrides["blitz960"].mode, Some(MatchMode::Rated));
+        let key = |edit: &dyn Fn(&mut BotConfig)| {
+            let mut c = config.clone();
+            edit(&mut c);
+            c.validate().unwrap_err().key
+        };
+        assert_eq!(key(&|c| c.challenge.reserved_for_humans = 1), "challenge.reserved_for_humans");
+        assert_eq!(key(&|c| c.challenge.max_days = Some(0)), "challenge.max_days");
+        assert_eq!(key(&|c| c.challenge.min_days = 20), "challenge.min_days");
+        assert_eq!(key(&|c| c.challenge.rating_refresh_s = 0), "challenge.rating_refresh_s");
+        assert_eq!(key(&|c| c.challenge.online_block_list = vec!["list.txt".into()]), "challenge.online_block_list");
+        assert_eq!(key(&|c| c.matchmaking.days = vec![4]), "matchmaking.days");
+        let bad_variant = |c: &mut BotConfig| {
+            c.matchmaking.overrides.get_mut("blitz960").unwrap().variants = Some(vec![Variant::FromPosition]);
+        };
+        assert_eq!(key(&bad_variant), "matchmaking.overrides.variants");
+        let empty = |c: &mut BotConfig| {
+            c.matchmaking.overrides.get_mut("blitz960").unwrap().time_controls = Some(Vec::new());
+        };
+        assert_eq!(key(&empty), "matchmaking.overrides");
+        // Days alone are enough to challenge with.
+        let mut corr = config.clone();
+        corr.matchmaking.time_controls.clear();
+        corr.validate().unwrap();
+        let typo = serde_json::json!({ "matchmaking": { "overrides": { "x": { "rated": true } } } });
+        assert!(from_json(typo).unwrap_err().to_string().contains("unknown field `rated`"));
     }
 
     #[test]

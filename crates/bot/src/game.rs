@@ -4,6 +4,11 @@
 //! state (a takeback shortens the list; differences are never applied), moves only on our
 //! turn and only once per ply, and survives a dropped stream by reopening it: the server
 //! answers a new stream with `gameFull`, which carries the current state.
+//!
+//! A correspondence (or unlimited) game is not followed for its whole life: once the opponent
+//! has been silent for `[correspondence] disconnect_s` on their turn (or the bot is stopping),
+//! the task sets the game aside and ends; the bot's check-in opens a new task when it is our
+//! turn again.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -44,7 +49,7 @@ pub struct GameContext {
     pub me: String,
     /// Our display name.
     pub my_name: String,
-    /// The opening books: Polyglot files and the self-play cache.
+    /// The move sources before the engine: Polyglot files, online sources, the self-play cache.
     pub books: Books,
     /// Endgame tablebases: local Syzygy tables and the online tablebase.
     pub tablebases: Tablebases,
@@ -52,6 +57,9 @@ pub struct GameContext {
     pub exit_now: watch::Receiver<bool>,
     /// The queue's view and the account's recent chat lines, for chat commands.
     pub chat: ChatHub,
+    /// Turns true when the bot stops taking new games: correspondence games are set aside
+    /// as soon as it is not our turn.
+    pub stopping: watch::Receiver<bool>,
 }
 
 /// How a game task ended.
@@ -69,6 +77,9 @@ pub struct GameSummary {
     pub pgn: Option<std::path::PathBuf>,
     /// Why the task gave up on the game, if it did.
     pub error: Option<String>,
+    /// A correspondence game set aside while the opponent thinks: it goes on, and the bot's
+    /// check-in opens it again on our turn.
+    pub set_aside: bool,
 }
 
 /// The longest a task keeps reopening the stream of a game that never answers.
@@ -102,9 +113,11 @@ pub enum Resync {
     },
 }
 
-/// Plays game `id` to its end.
-pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> GameSummary {
+/// Plays game `id` to its end, or, a correspondence game, until it is set aside. `reopened`:
+/// the game was set aside before (no second greeting).
+pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo, reopened: bool) -> GameSummary {
     let mut task = GameTask::new(ctx, id, &hint);
+    task.greeted = reopened;
     task.run().await;
     let after = task.after_game();
     let ctx = Arc::clone(&task.ctx);
@@ -114,6 +127,14 @@ pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo) -> Gam
         tokio::spawn(talk::after_game(ctx, summary.id.clone(), after));
     }
     summary
+}
+
+/// Whether a game is correspondence or unlimited: Lichess's speed or days per move say so, or
+/// (servers that send neither) a state without a clock.
+fn is_correspondence(full: &GameFull) -> bool {
+    full.speed == Some(ferz_lichess::models::Speed::Correspondence)
+        || full.days_per_turn.is_some()
+        || full.state.wtime >= NO_CLOCK_MS
 }
 
 struct GameTask {
@@ -159,6 +180,12 @@ struct GameTask {
     /// How the game ended, once it is over.
     over: Option<Ending>,
     error: Option<String>,
+    /// A correspondence or unlimited game (from `gameStart`, then `gameFull`): thought over at
+    /// `[correspondence]`'s pace, never pondered nor aborted by our timer, and set aside while
+    /// the opponent is silent.
+    correspondence: bool,
+    /// The game was set aside: the task ends without the game's end.
+    set_aside: bool,
 }
 
 impl GameTask {
@@ -173,10 +200,13 @@ impl GameTask {
         let platform = ctx.client.platform();
         let claims = config.abort.claim_victory && platform.supports(Endpoint::ClaimVictory);
         let chat_budget = GameChat::new(&config.chat);
+        let correspondence = hint.speed == Some(ferz_lichess::models::Speed::Correspondence);
         GameTask {
             platform,
             decisions: Decisions::new(config.draw.clone(), config.resign.clone()),
             timers: Timers::new(config.abort.abort_s, claims, Instant::now()),
+            correspondence,
+            set_aside: false,
             ctx,
             id,
             rules: None,
@@ -209,7 +239,7 @@ impl GameTask {
         let mut backoff = Backoff::new(RetryPolicy::default());
         let mut failures = 0;
         let mut exit_now = self.ctx.exit_now.clone();
-        while self.over.is_none() && self.error.is_none() {
+        while self.over.is_none() && self.error.is_none() && !self.set_aside {
             if *exit_now.borrow() {
                 self.error = Some("the bot is exiting".into());
                 break;
@@ -250,7 +280,7 @@ impl GameTask {
             };
             let reconnect = self.follow(stream, &mut exit_now).await;
             self.stop_search().await;
-            if reconnect && self.over.is_none() {
+            if reconnect && self.over.is_none() && !self.set_aside {
                 failures += 1;
                 if failures > MAX_STREAM_FAILURES {
                     self.error = Some("the game stream kept dropping".into());
@@ -270,7 +300,7 @@ impl GameTask {
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            if self.over.is_some() {
+            if self.over.is_some() || self.set_aside {
                 return false;
             }
             let searching = self.search.is_some();
@@ -372,6 +402,7 @@ impl GameTask {
             (self.us, if self.us == Some(Color::Black) { &full.white } else { &full.black })
         };
         self.us = us;
+        self.correspondence |= is_correspondence(full);
         // PyChess's gameFull has no clock, but before the third ply neither clock has run: the
         // states show the initial time. (Lichess sends the clock; its correspondence games
         // have none and must not get one from their days.)
@@ -594,15 +625,24 @@ impl GameTask {
     async fn start_move(&mut self, plies: usize) -> Result<(), Resync> {
         let Some(game) = self.game.clone() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
-        if let Some(choice) = self.rules.as_ref().and_then(|rules| self.ctx.books.choose(rules, &game)) {
-            tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
-            return self.send_move(plies, choice.mv, None, self.state_at).await;
-        }
         let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+        let asked = Instant::now();
+        let choice = match &self.rules {
+            Some(rules) => self.ctx.books.choose(rules, &game, clock).await,
+            None => None,
+        };
+        if let Some(choice) = choice {
+            tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
+            // An online source's answer time is the source's, like a search's, not overhead.
+            let online = matches!(choice.source, crate::book::BookSource::Online(_));
+            let since = if online { self.state_at + asked.elapsed() } else { self.state_at };
+            return self.send_move(plies, choice.mv, None, since).await;
+        }
+        let looked = Instant::now();
         let known = self
             .ctx
             .tablebases
-            .consult(&self.id, &game, clock.map(|c| c.saturating_sub(self.state_at.elapsed())))
+            .consult(&self.ctx.client, &self.id, &game, clock.map(|c| c.saturating_sub(self.state_at.elapsed())))
             .await;
         self.decisions.record_tablebase(known.and_then(|k| k.verdict));
         if let Some(known) = known {
@@ -615,12 +655,15 @@ impl GameTask {
             if let Some(mv) = known.mv {
                 tracing::info!(game = %self.id, mv = %game.position().uci(mv), source = %known.source, verdict = ?known.verdict, "tablebase move");
                 let eval = known.verdict.map(|v| (v.score(), 0));
-                return self.send_move(plies, mv, eval, self.state_at).await;
+                // The online tablebase's answer time is the source's, like a search's.
+                return self.send_move(plies, mv, eval, self.state_at + looked.elapsed()).await;
             }
         }
         let config = &self.ctx.config.engine;
         let ours_made = self.rules.as_ref().map_or(0, |rules| rules.moves_by(us, plies));
-        let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config);
+        // The time an online source took comes off this move's clock here.
+        let correspondence = self.correspondence.then_some(&self.ctx.config.correspondence);
+        let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config, correspondence);
         let request = SearchRequest { game, limits, clock, state_at: self.state_at };
         self.search = self.player.as_mut().and_then(|player| player.think(request));
         Ok(())
@@ -774,8 +817,20 @@ impl GameTask {
         }
         let plies = self.state.ply();
         let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
+        // PyChess lists no ongoing games (`/api/account/playing` is always empty): a game set
+        // aside there would never be found again, so its stream stays open.
+        if self.correspondence && self.platform == Platform::Lichess && !our_turn && self.search.is_none() {
+            let stopping = *self.ctx.stopping.borrow();
+            let silent = self.state_at.elapsed();
+            if stopping || silent >= self.ctx.config.correspondence.disconnect_after() {
+                tracing::info!(game = %self.id, silent_s = silent.as_secs(), stopping, "correspondence game set aside until our turn");
+                self.set_aside = true;
+                return;
+            }
+        }
         let due = self.timers.due(Instant::now(), plies, our_turn);
-        if due.abort {
+        // The opponent of a correspondence game has days for a move: only the server aborts.
+        if due.abort && !self.correspondence {
             self.timers.abort_sent();
             tracing::info!(game = %self.id, waited_s = self.ctx.config.abort.abort_s, "opponent did not move; aborting");
             match self.ctx.client.abort(&self.id).await {
@@ -827,6 +882,10 @@ impl GameTask {
             self.chat(ChatRoom::Player, &greeting.goodbye).await;
             self.chat(ChatRoom::Spectator, &greeting.goodbye_spectators).await;
         }
+        if self.set_aside {
+            tracing::info!(game = %self.id, plies, "game stream closed until our turn");
+            return GameSummary { id: self.id, result, status, plies, pgn: None, error: None, set_aside: true };
+        }
         let pgn_config = &self.ctx.config.pgn;
         let mut pgn = None;
         if !pgn_config.dir.as_os_str().is_empty()
@@ -849,7 +908,7 @@ impl GameTask {
             error = ?self.error,
             "game over"
         );
-        GameSummary { id: self.id, result, status, plies, pgn, error: self.error }
+        GameSummary { id: self.id, result, status, plies, pgn, error: self.error, set_aside: false }
     }
 
     fn log(&self, status: &str, result: &str) -> Option<GameLog> {
@@ -914,6 +973,7 @@ mod tests {
         config.pgn.dir = std::path::PathBuf::new();
         let (_exit, exit_now) = watch::channel(false);
         let (chat, _queue) = crate::chat::hub();
+        let (_stop, stopping) = watch::channel(false);
         let ctx = GameContext {
             client: Client::new(client).unwrap(),
             config: Arc::new(config),
@@ -923,6 +983,7 @@ mod tests {
             tablebases: Tablebases::default(),
             exit_now,
             chat,
+            stopping,
         };
         GameTask::new(Arc::new(ctx), "game0001".into(), &GameEventInfo::default())
     }
@@ -1026,6 +1087,50 @@ mod tests {
         task.pvs.insert(2, vec![nf3]);
         let note = task.eval_note().unwrap();
         assert_eq!((note.white_score, note.pv), (Score::Mate(2), vec!["2. Nf3".to_owned()]));
+    }
+
+    /// A three-day correspondence game where we play white, as Lichess streams it.
+    fn correspondence_full(moves: &str) -> GameEvent {
+        let mut state = state(moves, "started", None);
+        (state.wtime, state.btime) = (259_200_000, 259_200_000);
+        let full: GameFull = serde_json::from_value(json!({
+            "id": "game0001", "variant": {"key": "standard"}, "initialFen": "startpos", "speed": "correspondence",
+            "daysPerTurn": 3, "white": {"id": "ferzbot", "name": "ferzbot"}, "black": {"id": "alice", "name": "alice"},
+            "state": state,
+        }))
+        .unwrap();
+        GameEvent::GameFull(Box::new(full))
+    }
+
+    #[tokio::test]
+    async fn a_correspondence_game_is_set_aside_after_the_opponents_silence_only() {
+        let long_ago = || Instant::now().checked_sub(Duration::from_secs(400)).unwrap();
+        // The opponent to move and silent past disconnect_s (300 s): set aside.
+        let mut task = task(Platform::Lichess);
+        task.on_event(correspondence_full("e2e4")).await.unwrap();
+        assert!(task.correspondence);
+        task.on_tick().await;
+        assert!(!task.set_aside, "not silent long enough yet");
+        task.state_at = long_ago();
+        task.on_tick().await;
+        assert!(task.set_aside);
+        let summary = task.finish().await;
+        assert!(summary.set_aside && summary.pgn.is_none() && summary.error.is_none(), "{summary:?}");
+        // A real-time game, and a correspondence game on PyChess (which lists no ongoing games),
+        // stay open.
+        let mut live = task_with_full(Platform::Lichess, full("e2e4")).await;
+        let mut pychess = task_with_full(Platform::PyChess, correspondence_full("e2e4")).await;
+        for task in [&mut live, &mut pychess] {
+            task.state_at = long_ago();
+            task.on_tick().await;
+            assert!(!task.set_aside);
+        }
+    }
+
+    async fn task_with_full(platform: Platform, full: GameEvent) -> GameTask {
+        let mut task = task(platform);
+        task.on_event(full).await.unwrap();
+        task
     }
 
     #[tokio::test]

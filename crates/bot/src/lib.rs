@@ -3,7 +3,8 @@
 //!
 //! - [`config`]: `config/bot.toml`, every key with its default, validated once at start.
 //! - [`bot`]: start-up checks (token, scope, BOT account), the event loop (challenges, games,
-//!   replays after reconnects), matchmaking and the graceful stop.
+//!   replays after reconnects), the correspondence check-in, matchmaking and the graceful stop.
+//! - [`resume`]: which ongoing games to open at start-up and at each check-in, in which order.
 //! - [`challenge`]: the challenge policy, a pure function with Lichess's decline reasons.
 //! - [`game`]: one task per game: position from the full move list, time use, draws,
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
@@ -11,14 +12,19 @@
 //!   recovery from crashes, hangs and panics.
 //! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
 //!   the game's side of chat (sending, answering, commands after the game).
+//! - [`online`]: moves from chessdb.cn, Lichess cloud evaluations and the opening explorer,
+//!   asked between the Polyglot books and the cache ([`book`] decides the order).
 //! - [`tablebase`]: endgame tablebases: local Syzygy tables for the engine and the verdicts,
 //!   the Lichess online tablebase's moves.
 //! - [`record`], [`pgn_file`]: a game's PGN, and files that a crash mid-write cannot corrupt.
-//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`]:
-//!   the pieces a game and the loop are made of, each testable on its own.
+//! - [`setup`], [`clock`], [`decisions`], [`timers`], [`ending`], [`book`], [`matchmaking`],
+//!   [`ratings`], [`block_list`]: the pieces a game and the loop are made of, each testable on
+//!   its own.
 //!
-//! Transport lives in `ferz-lichess`; nothing here speaks HTTP directly.
+//! Transport lives in `ferz-lichess` (the online sources' requests too); nothing here speaks
+//! HTTP directly.
 
+pub mod block_list;
 pub mod book;
 pub mod bot;
 pub mod challenge;
@@ -29,9 +35,12 @@ pub mod decisions;
 pub mod ending;
 pub mod game;
 pub mod matchmaking;
+pub mod online;
 pub mod pgn_file;
 pub mod player;
+pub mod ratings;
 pub mod record;
+pub mod resume;
 pub mod setup;
 pub mod tablebase;
 pub mod talk;

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use ferz_chess::{Game, Move, Position, Variant};
 use ferz_engine::tablebase::SyzygyOptions;
-use ferz_lichess::{Category, TablebaseAnswer, TablebaseClient};
+use ferz_lichess::{Category, Client, Endpoint, TablebaseAnswer};
 use ferz_syzygy::Wdl;
 use ferz_uci::EngineOption;
 
@@ -139,9 +139,6 @@ pub enum TablebaseError {
     /// The Syzygy tables cannot be opened.
     #[error("tablebase.syzygy_path: {0}")]
     Syzygy(String),
-    /// The online tablebase's URL is unusable.
-    #[error("tablebase.online_url: {0}")]
-    Online(ferz_lichess::Error),
 }
 
 /// The tablebases of a run, shared by every game.
@@ -151,15 +148,15 @@ pub struct Tablebases {
     syzygy: SyzygyOptions,
     /// The settings as given.
     config: TablebaseConfig,
-    /// The online tablebase's client, when it is on.
-    online: Option<TablebaseClient>,
+    /// Whether the online tablebase is asked.
+    online: bool,
 }
 
 impl Tablebases {
     /// Opens the tables and the online client `config` asks for; a summary is logged.
     ///
     /// # Errors
-    /// Directories without Syzygy tables, corrupt tables, an unusable URL.
+    /// Directories without Syzygy tables, corrupt tables.
     pub fn open(config: &TablebaseConfig) -> Result<Tablebases, TablebaseError> {
         let mut syzygy =
             SyzygyOptions { probe_depth: config.probe_depth, rule50: config.rule50, ..SyzygyOptions::default() };
@@ -167,23 +164,16 @@ impl Tablebases {
             let summary = syzygy.set_path(&config.syzygy_path).map_err(TablebaseError::Syzygy)?;
             tracing::info!(path = %config.syzygy_path, "{summary}");
         }
-        let online = if config.online {
-            // The client's own timeout is a backstop: the lookup's deadline is `consult`'s.
-            let timeout = Duration::from_millis(config.online_timeout_ms.saturating_mul(2));
-            let client = TablebaseClient::new(&config.online_url, timeout, Duration::from_secs(60))
-                .map_err(TablebaseError::Online)?;
+        if config.online {
             tracing::info!(url = %config.online_url, max_pieces = config.online_max_pieces, "online tablebase on");
-            Some(client)
-        } else {
-            None
-        };
-        Ok(Tablebases { syzygy, config: config.clone(), online })
+        }
+        Ok(Tablebases { syzygy, config: config.clone(), online: config.online })
     }
 
     /// Whether any tablebase is in use.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.syzygy.tables.is_none() && self.online.is_none()
+        self.syzygy.tables.is_none() && !self.online
     }
 
     /// `choice` with the local tables: the in-process engine (and the stand-in of a UCI
@@ -224,35 +214,34 @@ impl Tablebases {
     }
 
     /// What the tablebases know about the game's position, our turn, with `clock` left on our
-    /// clock (`None`: no clock): the local tables first, then the online tablebase when it may
-    /// be asked. `None` when neither knows.
-    pub async fn consult(&self, game_id: &str, game: &Game, clock: Option<Duration>) -> Option<Known> {
+    /// clock (`None`: no clock): the local tables first, then the online tablebase (through
+    /// `client`) when it may be asked. `None` when neither knows.
+    pub async fn consult(&self, client: &Client, game_id: &str, game: &Game, clock: Option<Duration>) -> Option<Known> {
         let position = game.position();
         if let Some(verdict) = self.local_verdict(position) {
             return Some(Known { verdict: Some(verdict), mv: None, source: Source::Local });
         }
-        let client = self.online.as_ref()?;
-        if !self.online_may_ask(position, clock) {
+        if !self.online || !self.online_may_ask(position, clock) {
             return None;
         }
-        if let Some(held) = client.held_for() {
+        if let Some(held) = client.held_for(Endpoint::Tablebase) {
             tracing::debug!(game = %game_id, held_s = held.as_secs(), "online tablebase held by a 429; the engine plays");
             return None;
         }
         let fen = position.fen();
         let timeout = Duration::from_millis(self.config.online_timeout_ms);
-        let answer = match tokio::time::timeout(timeout, client.standard(&fen)).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(e)) if e.status() == Some(404) => {
+        let answer = match client.tablebase_standard(&self.config.online_url, &fen, timeout).await {
+            Ok(answer) => answer,
+            Err(e) if e.status() == Some(404) => {
                 tracing::info!(game = %game_id, fen, "online tablebase: not a tablebase position; the engine plays");
                 return None;
             }
-            Ok(Err(e)) => {
-                tracing::warn!(game = %game_id, fen, error = %e, "online tablebase failed; the engine plays");
+            Err(ferz_lichess::Error::Timeout { .. }) => {
+                tracing::warn!(game = %game_id, fen, timeout_ms = self.config.online_timeout_ms, "online tablebase timed out; the engine plays");
                 return None;
             }
-            Err(_) => {
-                tracing::warn!(game = %game_id, fen, timeout_ms = self.config.online_timeout_ms, "online tablebase timed out; the engine plays");
+            Err(e) => {
+                tracing::warn!(game = %game_id, fen, error = %e, "online tablebase failed; the engine plays");
                 return None;
             }
         };

@@ -320,6 +320,90 @@ impl Client {
         self.text(Call::get(Endpoint::ExportGame, vec!["game", "export", game_id])).await
     }
 
+    /// A text file from any address, such as an online block list: a plain `GET` **without**
+    /// the token (the address need not be the server's), within the request timeout. Not a Bot
+    /// API call: no rate-limit holds, no retries (the caller keeps what it had and tries later).
+    pub async fn fetch_text(&self, url: &str) -> Result<String, Error> {
+        let endpoint = Endpoint::TextFile;
+        let address = Url::parse(url.trim()).map_err(|e| Error::Config(format!("address `{url}`: {e}")))?;
+        if !matches!(address.scheme(), "http" | "https") {
+            return Err(Error::Config(format!("address `{url}` must start with http:// or https://")));
+        }
+        let response = self
+            .inner
+            .http
+            .get(address)
+            .header(USER_AGENT, self.inner.user_agent.clone())
+            .timeout(self.inner.config.request_timeout)
+            .send()
+            .await
+            .map_err(|source| Error::Network { endpoint, source })?;
+        let status = response.status().as_u16();
+        let body = response.text().await.map_err(|source| Error::Network { endpoint, source })?;
+        if !(200..300).contains(&status) {
+            return Err(Error::Status { endpoint, status, body: truncate_body(body) });
+        }
+        Ok(body)
+    }
+
+    // ---- services beside the Bot API ----
+
+    /// GETs the JSON answer of a service beside the Bot API (cloud evaluation, the opening
+    /// explorer, chessdb.cn) at `url` with `query`, held as `endpoint`.
+    ///
+    /// One attempt bounded by `timeout` as a whole (connecting, headers, body) and never
+    /// retried: the caller has a move to make and asks its engine instead. A 429 holds
+    /// `endpoint` as on the Bot API (`Retry-After`, else [`ClientConfig::rate_limit_hold`]), and
+    /// calls during the hold fail at once with [`Error::RateLimited`]. Any other non-success
+    /// status is [`Error::Status`] (a 404 is how these services say "not known"). The token goes
+    /// with Lichess's services only (the explorer needs it), and only to the server's host and
+    /// its subdomains (`explorer.lichess.org` for `lichess.org`); chessdb.cn never sees it. Platform support is not checked: the
+    /// service is the caller's choice, not the platform's.
+    pub async fn get_service_json<T: DeserializeOwned>(
+        &self,
+        endpoint: Endpoint,
+        url: &str,
+        query: &[(&str, String)],
+        timeout: std::time::Duration,
+    ) -> Result<T, Error> {
+        if let Some(retry_after) = self.inner.holds.remaining(endpoint) {
+            return Err(Error::RateLimited { endpoint, retry_after, body: String::new() });
+        }
+        let url = Url::parse(url.trim()).map_err(|e| Error::Config(format!("{endpoint} URL `{url}`: {e}")))?;
+        let inner = &*self.inner;
+        let mut request = inner.http.get(url.clone()).header(USER_AGENT, inner.user_agent.clone()).query(query);
+        // chessdb.cn is a third party's, and the tablebase needs no token: they never see it,
+        // wherever they are.
+        if !matches!(endpoint, Endpoint::ChessDb | Endpoint::Tablebase) && self.may_carry_token(&url) {
+            request = request.header(AUTHORIZATION, inner.auth.clone());
+        }
+        tracing::debug!(%endpoint, path = url.path(), "service request");
+        let exchange = async {
+            let response = self.outcome(endpoint, request.send().await).await??;
+            let body = self.bytes(endpoint, response).await?;
+            serde_json::from_slice(&body).map_err(|e| Error::Decode {
+                endpoint,
+                message: e.to_string(),
+                body: truncate_body(inner.config.token.redact(&String::from_utf8_lossy(&body))),
+            })
+        };
+        tokio::time::timeout(timeout, exchange).await.unwrap_or(Err(Error::Timeout { endpoint, after: timeout }))
+    }
+
+    /// Whether a request to `url` may carry the token: only to the server's own host and its
+    /// subdomains.
+    fn may_carry_token(&self, url: &Url) -> bool {
+        match (url.host_str(), self.inner.base.host_str()) {
+            (Some(host), Some(base)) => {
+                host.eq_ignore_ascii_case(base)
+                    || host.len() > base.len()
+                        && host[host.len() - base.len()..].eq_ignore_ascii_case(base)
+                        && host.as_bytes()[host.len() - base.len() - 1] == b'.'
+            }
+            _ => false,
+        }
+    }
+
     // ---- the request path ----
 
     /// Fails at once for an endpoint the platform lacks or a 429 still holds.

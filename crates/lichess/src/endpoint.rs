@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// One Bot API endpoint (a path template, not a concrete URL).
+/// One Bot API endpoint (a path template, not a concrete URL), or one service beside it that
+/// the bot asks for moves at a configured URL ([`crate::Client::get_service_json`]).
 ///
 /// A 429 holds the whole template: a rate limit on moves in one game holds moves in every game,
 /// because Lichess counts them per account.
@@ -53,7 +54,17 @@ pub enum Endpoint {
     ExportGame,
     /// `POST /api/bot/account/upgrade`
     Upgrade,
-    /// `GET /standard` of the Lichess tablebase server (another host: [`crate::TablebaseClient`])
+    /// `GET` of a text file at any address (an online block list): not a Bot API endpoint.
+    TextFile,
+    /// Lichess cloud evaluation, `GET /api/cloud-eval` (a service: its URL is the caller's).
+    CloudEval,
+    /// The Lichess opening explorer's masters database, `GET /masters` (a service).
+    ExplorerMasters,
+    /// The Lichess opening explorer's Lichess games database, `GET /lichess` (a service).
+    ExplorerLichess,
+    /// chessdb.cn's query API, `GET /cdb.php` (a service).
+    ChessDb,
+    /// The Lichess tablebase, `GET /standard` (a service: [`crate::Client::tablebase_standard`]).
     Tablebase,
 }
 
@@ -83,6 +94,11 @@ impl Endpoint {
             Endpoint::UsersStatus => "users-status",
             Endpoint::ExportGame => "export-game",
             Endpoint::Upgrade => "account-upgrade",
+            Endpoint::TextFile => "text-file",
+            Endpoint::CloudEval => "cloud-eval",
+            Endpoint::ExplorerMasters => "explorer-masters",
+            Endpoint::ExplorerLichess => "explorer-lichess",
+            Endpoint::ChessDb => "chessdb",
             Endpoint::Tablebase => "tablebase",
         }
     }

@@ -53,6 +53,15 @@ pub enum Error {
         /// The idle timeout that expired.
         idle: Duration,
     },
+    /// A service ([`crate::Client::get_service_json`]) did not answer within the caller's
+    /// timeout; the request was dropped.
+    #[error("{endpoint}: no answer within {} ms", after.as_millis())]
+    Timeout {
+        /// The service asked.
+        endpoint: Endpoint,
+        /// The timeout that expired.
+        after: Duration,
+    },
     /// A response or stream line is not the JSON the endpoint promises. On a stream this item
     /// is not fatal: the next line is read as usual.
     #[error("{endpoint}: cannot decode response ({message}): {body}")]
@@ -85,6 +94,7 @@ impl Error {
             | Error::RateLimited { endpoint, .. }
             | Error::Network { endpoint, .. }
             | Error::Idle { endpoint, .. }
+            | Error::Timeout { endpoint, .. }
             | Error::Decode { endpoint, .. }
             | Error::Unsupported { endpoint, .. } => Some(*endpoint),
             Error::Config(_) => None,

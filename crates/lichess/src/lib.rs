@@ -17,8 +17,8 @@
 //!   values and unknown message types instead of failing.
 //! - [`Platform`] switches the dialect: PyChess's capability header, JSON pings, string flags,
 //!   units, and the endpoints it lacks.
-//! - [`TablebaseClient`]: the Lichess tablebase server (another host, no token), under the
-//!   same 429 rule.
+//! - [`Client::tablebase_standard`]: the Lichess tablebase server (a service beside the Bot
+//!   API: no token, the same 429 rule).
 //! - The token is never shown: [`Token`]'s `Debug` redacts it and error bodies are scrubbed.
 //!
 //! The event loop a bot builds on it:
@@ -84,5 +84,5 @@ pub use models::{
 pub use platform::Platform;
 pub use policy::{Backoff, ReconnectLimiter, RetryPolicy};
 pub use stream::{EventStream, GameStream, NdjsonStream, StreamItem};
-pub use tablebase::{Category, TablebaseAnswer, TablebaseClient, TablebaseMove};
+pub use tablebase::{Category, TablebaseAnswer, TablebaseMove};
 pub use token::{REDACTED, Token};

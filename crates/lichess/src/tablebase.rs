@@ -1,22 +1,17 @@
-//! The Lichess tablebase server (`tablebase.lichess.ovh`, standard chess up to 7 pieces): one
-//! lookup, `GET {base}/standard?fen=…`, under the same 429 rule as the Bot API.
+//! The Lichess tablebase server (`tablebase.lichess.ovh`, standard chess up to 7 pieces): its
+//! answer's shape, and the one lookup a bot makes, `GET {base}/standard?fen=…`.
 //!
-//! It is another host than the Bot API's, public, and needs no token: the client sends none
-//! (the bot's token must never leave for a third host). A 429 holds the lookup for
-//! `Retry-After` (else the configured hold) and lookups fail at once until then, as every Bot
-//! API endpoint does ([`Error::RateLimited`]). Nothing is retried: the caller asks while its
-//! own clock runs, and a move is never worth waiting for a second attempt.
+//! It is a service beside the Bot API, asked through [`Client::get_service_json`]: one attempt
+//! within the caller's timeout, never retried, a 429 holds it like a Bot API endpoint, and the
+//! token is never sent (it needs none).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{RETRY_AFTER, USER_AGENT};
-use reqwest::{Client as Http, Url};
 use serde::{Deserialize, Serialize};
 
+use crate::client::Client;
 use crate::endpoint::Endpoint;
-use crate::error::{Error, truncate_body};
-use crate::policy::{Holds, rate_limit_hold};
+use crate::error::Error;
 
 /// A tablebase result, from the side to move's point of view (in a move's entry: from the
 /// point of view of the side to move after it, that is the opponent's).
@@ -95,73 +90,22 @@ pub struct TablebaseMove {
     pub checkmate: bool,
 }
 
-/// A client of the tablebase server. Cheap to clone; clones share the 429 hold.
-#[derive(Clone)]
-pub struct TablebaseClient {
-    http: Http,
-    base: Url,
-    timeout: Duration,
-    hold: Duration,
-    holds: Arc<Holds>,
-}
-
-impl TablebaseClient {
-    /// A client of the server at `base_url` (`https://tablebase.lichess.ovh`); each lookup may
-    /// take `timeout`, and a 429 without `Retry-After` holds lookups for `hold`.
+impl Client {
+    /// Looks up a standard chess position given as FEN in the tablebase at `base_url`
+    /// (`https://tablebase.lichess.ovh`): `GET {base_url}/standard?fen=…`, within `timeout`.
     ///
     /// # Errors
-    /// [`Error::Config`] for a URL that is not `http(s)://…`.
-    pub fn new(base_url: &str, timeout: Duration, hold: Duration) -> Result<TablebaseClient, Error> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let base =
-            Url::parse(base_url.trim()).map_err(|e| Error::Config(format!("tablebase URL `{base_url}`: {e}")))?;
-        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
-            return Err(Error::Config(format!("tablebase URL `{base_url}` must start with http:// or https://")));
-        }
-        let http =
-            Http::builder().connect_timeout(timeout).build().map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
-        Ok(TablebaseClient { http, base, timeout, hold, holds: Arc::default() })
-    }
-
-    /// How much longer an earlier 429 holds lookups, if it does.
-    #[must_use]
-    pub fn held_for(&self) -> Option<Duration> {
-        self.holds.remaining(Endpoint::Tablebase)
-    }
-
-    /// Looks up a standard chess position given as FEN (`GET {base}/standard?fen=…`).
-    ///
-    /// # Errors
-    /// [`Error::RateLimited`] on a 429 or while one holds, [`Error::Status`] for any other
-    /// failure status (404: not a tablebase position), [`Error::Network`] (a timeout too),
-    /// [`Error::Decode`] for an answer that is not the promised JSON.
-    pub async fn standard(&self, fen: &str) -> Result<TablebaseAnswer, Error> {
-        let endpoint = Endpoint::Tablebase;
-        if let Some(retry_after) = self.holds.remaining(endpoint) {
-            return Err(Error::RateLimited { endpoint, retry_after, body: String::new() });
-        }
-        let mut url = self.base.clone();
-        if let Ok(mut segments) = url.path_segments_mut() {
-            segments.pop_if_empty().push("standard");
-        }
-        let user_agent = format!("ferz/{}", env!("CARGO_PKG_VERSION"));
-        let request = self.http.get(url).query(&[("fen", fen)]).header(USER_AGENT, user_agent).timeout(self.timeout);
-        tracing::debug!(%endpoint, fen, "request");
-        let response = request.send().await.map_err(|source| Error::Network { endpoint, source })?;
-        let status = response.status();
-        let retry_after = response.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = response.bytes().await.map_err(|source| Error::Network { endpoint, source })?;
-        let text = || truncate_body(String::from_utf8_lossy(&body).into_owned());
-        if status.as_u16() == 429 {
-            let hold = rate_limit_hold(retry_after.as_deref(), &text(), self.hold);
-            self.holds.hold(endpoint, hold);
-            tracing::warn!(%endpoint, hold_s = hold.as_secs(), "HTTP 429: endpoint held");
-            return Err(Error::RateLimited { endpoint, retry_after: hold, body: text() });
-        }
-        if !status.is_success() {
-            return Err(Error::Status { endpoint, status: status.as_u16(), body: text() });
-        }
-        serde_json::from_slice(&body).map_err(|e| Error::Decode { endpoint, message: e.to_string(), body: text() })
+    /// As [`Client::get_service_json`]: [`Error::RateLimited`] on a 429 or while one holds,
+    /// [`Error::Status`] (404: not a tablebase position), [`Error::Timeout`],
+    /// [`Error::Network`], [`Error::Decode`] for an answer that is not the promised JSON.
+    pub async fn tablebase_standard(
+        &self,
+        base_url: &str,
+        fen: &str,
+        timeout: Duration,
+    ) -> Result<TablebaseAnswer, Error> {
+        let url = format!("{}/standard", base_url.trim().trim_end_matches('/'));
+        self.get_service_json(Endpoint::Tablebase, &url, &[("fen", fen.to_owned())], timeout).await
     }
 }
 
@@ -183,18 +127,12 @@ mod tests {
         assert!(serde_json::from_str::<TablebaseAnswer>(r#"{"category": "won"}"#).is_err());
     }
 
-    #[test]
-    fn only_http_urls_make_a_client() {
-        let ok = TablebaseClient::new("http://127.0.0.1:9/tb", Duration::from_secs(1), Duration::from_secs(60));
-        assert!(ok.is_ok());
-        let bad = TablebaseClient::new("tablebase.lichess.ovh", Duration::from_secs(1), Duration::from_secs(60));
-        assert!(matches!(bad, Err(Error::Config(_))));
-    }
-
     #[tokio::test]
-    async fn a_429_holds_the_lookups() {
+    async fn a_lookup_sends_no_token_and_a_429_holds_the_next() {
         let server = ferz_testserver::Server::start("tb", |request, exchange| {
-            let response = if request.path == "/tb/standard" && request.query_param("fen").is_some() {
+            let response = if request.header("authorization").is_some() {
+                ferz_testserver::Response::error(400, "a token went to the tablebase")
+            } else if request.path == "/tb/standard" && request.query_param("fen").is_some() {
                 ferz_testserver::Response::error(429, "slow down").header("Retry-After", "30")
             } else {
                 ferz_testserver::Response::error(404, "no")
@@ -202,13 +140,14 @@ mod tests {
             exchange.respond(&response);
         })
         .unwrap();
-        let client =
-            TablebaseClient::new(&format!("{}/tb", server.url()), Duration::from_secs(5), Duration::from_secs(60))
-                .unwrap();
-        let first = client.standard("8/8/8/8/8/2k5/8/KQ6 w - - 0 1").await.unwrap_err();
-        assert_eq!(first.retry_after(), Some(Duration::from_secs(30)));
-        let second = client.standard("8/8/8/8/8/2k5/8/KQ6 w - - 0 1").await.unwrap_err();
+        let client = Client::new(crate::ClientConfig::new(server.url(), crate::Token::new("lip_secret"))).unwrap();
+        let tb = format!("{}/tb", server.url());
+        let fen = "8/8/8/8/8/2k5/8/KQ6 w - - 0 1";
+        let first = client.tablebase_standard(&tb, fen, Duration::from_secs(5)).await.unwrap_err();
+        assert_eq!(first.retry_after(), Some(Duration::from_secs(30)), "{first}");
+        let second = client.tablebase_standard(&tb, fen, Duration::from_secs(5)).await.unwrap_err();
         assert!(matches!(second, Error::RateLimited { ref body, .. } if body.is_empty()), "{second}");
         assert_eq!(server.request_count(), 1, "the held lookup was refused locally");
+        assert!(client.held_for(Endpoint::Tablebase).is_some());
     }
 }

@@ -422,3 +422,69 @@ async fn pychess_refuses_missing_endpoints_without_a_request() {
     client.decline_challenge("c", DeclineReason::Variant).await.unwrap();
     assert_eq!(server.count(), 3);
 }
+
+#[tokio::test]
+async fn services_answer_once_within_their_timeout_and_429_holds_them() {
+    let server = FakeServer::start(|req, _| match req.path.as_str() {
+        "/api/cloud-eval" => Reply::json(200, json!({"fen": "x", "depth": 30, "pvs": []})),
+        "/unknown" => Reply::json(404, json!({"error": "Not found."})),
+        "/garbled" => Reply::json(200, "{\"pvs\": ["),
+        "/busy" => Reply::html_429(Some("9")),
+        "/flaky" => Reply::json(503, "{}"),
+        _ => Reply::Silence,
+    });
+    let client = server.client();
+    let url = |path: &str| format!("{}{path}", server.url());
+    let second = Duration::from_secs(1);
+    let query = [("fen", "8/8/8/8 w - - 0 1".to_owned()), ("multiPv", "2".to_owned())];
+    let answer: serde_json::Value =
+        client.get_service_json(Endpoint::CloudEval, &url("/api/cloud-eval"), &query, second).await.unwrap();
+    assert_eq!(answer["depth"], 30);
+    let sent = &server.requests()[0];
+    assert_eq!(sent.query_param("fen").as_deref(), Some("8/8/8/8 w - - 0 1"));
+    assert_eq!(sent.query_param("multiPv").as_deref(), Some("2"));
+    assert_eq!(sent.header("authorization"), Some(format!("Bearer {TOKEN}").as_str()), "the server's own host");
+    assert!(sent.header("user-agent").unwrap().starts_with("ferz/"));
+
+    // Another host (here `localhost` for the base's 127.0.0.1) never sees the token, nor does
+    // chessdb.cn on any host.
+    let foreign = url("/api/cloud-eval").replace("127.0.0.1", "localhost");
+    let _: serde_json::Value = client.get_service_json(Endpoint::CloudEval, &foreign, &[], second).await.unwrap();
+    assert_eq!(server.requests()[1].header("authorization"), None);
+    let _: serde_json::Value =
+        client.get_service_json(Endpoint::ChessDb, &url("/api/cloud-eval"), &[], second).await.unwrap();
+    assert_eq!(server.requests()[2].header("authorization"), None);
+
+    let get = |path: &'static str, endpoint: Endpoint| {
+        let client = client.clone();
+        let url = url(path);
+        async move { client.get_service_json::<serde_json::Value>(endpoint, &url, &[], second).await.unwrap_err() }
+    };
+    assert_eq!(get("/unknown", Endpoint::ExplorerMasters).await.status(), Some(404));
+    assert!(matches!(get("/garbled", Endpoint::ExplorerMasters).await, Error::Decode { .. }));
+    let count = server.count();
+    assert_eq!(get("/flaky", Endpoint::ExplorerMasters).await.status(), Some(503));
+    assert_eq!(server.count(), count + 1, "a service is never retried");
+    let start = std::time::Instant::now();
+    let slow = client
+        .get_service_json::<serde_json::Value>(
+            Endpoint::ExplorerLichess,
+            &url("/slow"),
+            &[],
+            Duration::from_millis(200),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(slow, Error::Timeout { endpoint: Endpoint::ExplorerLichess, .. }), "{slow:?}");
+    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert_eq!(slow.to_string(), "explorer-lichess: no answer within 200 ms");
+
+    // A 429 holds that service only, for its Retry-After, without a request.
+    assert_eq!(get("/busy", Endpoint::ChessDb).await.retry_after(), Some(Duration::from_secs(9)));
+    let count = server.count();
+    let held = get("/api/cloud-eval", Endpoint::ChessDb).await;
+    assert!(matches!(held, Error::RateLimited { endpoint: Endpoint::ChessDb, .. }), "{held:?}");
+    assert_eq!(server.count(), count);
+    let _: serde_json::Value =
+        client.get_service_json(Endpoint::CloudEval, &url("/api/cloud-eval"), &[], second).await.unwrap();
+}

@@ -1,6 +1,7 @@
-//! Opening moves before the engine searches: the Polyglot books of the game's variant, then
-//! the self-play opening cache. Everything is opened once at start ([`Books::open`]); a game
-//! asks [`Books::choose`] on its turn.
+//! Moves before the engine searches: the Polyglot books of the game's variant, then the online
+//! sources ([`crate::online`]), then the self-play opening cache. Everything is opened once at
+//! start ([`Books::open`], [`Books::with_online`]); a game asks [`Books::choose`] on its turn,
+//! the one place that decides this order.
 
 pub mod cache;
 pub mod polyglot;
@@ -14,6 +15,7 @@ use ferz_chess::{Game, Move};
 use self::cache::CacheBook;
 use self::polyglot::BookList;
 use crate::config::{BookConfig, BookSelection, Variant};
+use crate::online::{Online, OnlineMove};
 use crate::setup::Rules;
 
 /// Every opening move source of the bot, opened.
@@ -28,6 +30,8 @@ pub struct Books {
     max_depth: u32,
     cache: Option<CacheBook>,
     cache_max_ply: u32,
+    /// The online sources, asked between the Polyglot books and the cache.
+    online: Online,
 }
 
 /// A book move and where it came from.
@@ -53,6 +57,8 @@ pub enum BookSource {
         /// How many entries it was chosen from.
         candidates: usize,
     },
+    /// An online source.
+    Online(OnlineMove),
     /// The self-play opening cache.
     Cache {
         /// The cache's score, centipawns for the side to move.
@@ -68,6 +74,7 @@ impl fmt::Display for BookSource {
             BookSource::Polyglot { file, weight, total_weight, candidates } => {
                 write!(f, "polyglot {} (weight {weight} of {total_weight}, {candidates} candidates)", file.display())
             }
+            BookSource::Online(online) => write!(f, "online {online}"),
             BookSource::Cache { score, depth } => write!(f, "cache (score {score} cp, depth {depth})"),
         }
     }
@@ -123,25 +130,51 @@ impl Books {
             max_depth: config.max_depth,
             cache,
             cache_max_ply: config.cache_max_ply,
+            online: Online::default(),
         })
     }
 
-    /// Whether no book at all is open (no Polyglot file and no cache).
+    /// The same books with the online sources `online` between the Polyglot books and the
+    /// cache (they need the bot's client, which exists only after the books are checked).
     #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.chess.is_empty() && self.chess960.is_empty() && self.cache.is_none()
+    pub fn with_online(self, online: Online) -> Books {
+        Books { online, ..self }
     }
 
-    /// A book move for the game's position, if a book has one: the Polyglot books of the
-    /// game's variant while the game is shorter than `max_depth` plies, then the cache while
-    /// it is shorter than `cache_max_ply`.
+    /// Whether no source at all is on (no Polyglot file, no online source, no cache).
     #[must_use]
-    pub fn choose(&self, rules: &Rules, game: &Game) -> Option<BookChoice> {
-        self.choose_with(rules, game, &mut fastrand::Rng::new())
+    pub fn is_empty(&self) -> bool {
+        self.chess.is_empty() && self.chess960.is_empty() && self.cache.is_none() && self.online.is_off()
+    }
+
+    /// A move for the game's position, if a source has one, in this order: the Polyglot books
+    /// of the game's variant while the game is shorter than `max_depth` plies, then the online
+    /// sources (each within its own limits; `clock` is our time left, `None` without a clock),
+    /// then the cache while the game is shorter than `cache_max_ply`.
+    pub async fn choose(&self, rules: &Rules, game: &Game, clock: Option<std::time::Duration>) -> Option<BookChoice> {
+        self.choose_with(rules, game, clock, &mut fastrand::Rng::new()).await
     }
 
     /// [`choose`](Books::choose) with a given random source.
-    pub fn choose_with(&self, rules: &Rules, game: &Game, rng: &mut fastrand::Rng) -> Option<BookChoice> {
+    pub async fn choose_with(
+        &self,
+        rules: &Rules,
+        game: &Game,
+        clock: Option<std::time::Duration>,
+        rng: &mut fastrand::Rng,
+    ) -> Option<BookChoice> {
+        if let Some(choice) = self.polyglot(rules, game, rng) {
+            return Some(choice);
+        }
+        if let Some((mv, online)) = self.online.choose(rules, game, clock, rng).await {
+            return Some(BookChoice { mv, source: BookSource::Online(online) });
+        }
+        self.cached(game, rng)
+    }
+
+    /// A move from the Polyglot books of the game's variant, while the game is shorter than
+    /// `max_depth` plies.
+    fn polyglot(&self, rules: &Rules, game: &Game, rng: &mut fastrand::Rng) -> Option<BookChoice> {
         let plies = game.moves().len();
         let list = match Variant::from_key(&rules.key) {
             Some(Variant::Standard | Variant::FromPosition) => Some(&self.chess),
@@ -160,6 +193,12 @@ impl Books {
             };
             return Some(BookChoice { mv: choice.chosen.mv, source });
         }
+        None
+    }
+
+    /// A move from the self-play cache, while the game is shorter than `cache_max_ply` plies.
+    fn cached(&self, game: &Game, rng: &mut fastrand::Rng) -> Option<BookChoice> {
+        let plies = game.moves().len();
         let cache = self.cache.as_ref().filter(|_| plies < self.cache_max_ply as usize)?;
         let found = cache.choose(game.position(), rng.f64())?;
         Some(BookChoice { mv: found.mv, source: BookSource::Cache { score: found.score, depth: found.depth } })
@@ -204,8 +243,8 @@ mod tests {
         Rules::new(key, false, "startpos").unwrap()
     }
 
-    #[test]
-    fn polyglot_first_then_the_cache_each_within_its_depth() {
+    #[tokio::test]
+    async fn polyglot_first_then_the_cache_each_within_its_depth() {
         let dir = tempfile::tempdir().unwrap();
         let book = dir.path().join("a.bin");
         write_book(&book, &mut [book_entry(&[], "e2e4", 5), book_entry(&["e2e4", "e7e5"], "g1f3", 5)]).unwrap();
@@ -228,26 +267,29 @@ mod tests {
         let books = Books::open(&config).unwrap();
         let mut game = Game::new(start);
         let standard = rules("standard");
-        let choice = books.choose(&standard, &game).unwrap();
+        let choice = books.choose(&standard, &game, None).await.unwrap();
         assert_eq!(game.position().uci(choice.mv), "e2e4");
         assert!(matches!(&choice.source, BookSource::Polyglot { file, weight: 5, .. } if *file == book));
         assert!(choice.source.to_string().starts_with("polyglot "), "{}", choice.source);
         // Chess960 games have no Polyglot book here, From Position games share chess's, and
         // Shatranj has none: the cache answers for the first two only by position.
-        assert!(matches!(books.choose(&rules("chess960"), &game).unwrap().source, BookSource::Cache { .. }));
-        assert_eq!(game.position().uci(books.choose(&rules("fromPosition"), &game).unwrap().mv), "e2e4");
+        assert!(matches!(
+            books.choose(&rules("chess960"), &game, None).await.unwrap().source,
+            BookSource::Cache { .. }
+        ));
+        assert_eq!(game.position().uci(books.choose(&rules("fromPosition"), &game, None).await.unwrap().mv), "e2e4");
         // Out of the Polyglot book (a2a3), the cache still has a move.
         game.play_uci("a2a3").unwrap();
-        let cached = books.choose(&standard, &game).unwrap();
+        let cached = books.choose(&standard, &game, None).await.unwrap();
         assert_eq!(game.position().uci(cached.mv), "h7h6");
         assert_eq!(cached.source, BookSource::Cache { score: 10, depth: 12 });
         // At two plies both depths are reached, though the book knows the position.
         let mut deep = Game::new(start);
         deep.play_uci("e2e4").unwrap();
         deep.play_uci("e7e5").unwrap();
-        assert_eq!(books.choose(&standard, &deep), None);
+        assert_eq!(books.choose(&standard, &deep, None).await, None);
         let longer = Books::open(&BookConfig { max_depth: 3, ..config.clone() }).unwrap();
-        assert_eq!(deep.position().uci(longer.choose(&standard, &deep).unwrap().mv), "g1f3");
+        assert_eq!(deep.position().uci(longer.choose(&standard, &deep, None).await.unwrap().mv), "g1f3");
     }
 
     #[test]

@@ -22,8 +22,11 @@ impl GameTask {
     }
 
     /// The server showed our move: search the reply our engine expects on the opponent's time,
-    /// in real-time games with pondering on.
+    /// in real-time games with pondering on (a correspondence opponent may take days).
     pub(super) fn start_pondering(&mut self) {
+        if self.correspondence {
+            return;
+        }
         let (Some(game), Some(us)) = (self.game.as_ref(), self.us) else { return };
         let ours = self.our_clock_ms(us);
         let clocks = self.clocks_now();
@@ -40,7 +43,7 @@ impl GameTask {
         if pondered.play(expected).is_err() {
             return;
         }
-        let mut limits = search_limits(clocks, us, ours_made, Duration::ZERO, &self.ctx.config.engine);
+        let mut limits = search_limits(clocks, us, ours_made, Duration::ZERO, &self.ctx.config.engine, None);
         limits.ponder = true;
         let request = SearchRequest {
             game: pondered,

@@ -51,10 +51,10 @@ impl ThinkingSeats {
         let (n, seated) = inner.order.ask(urgency);
         inner.requests.insert(n, (game.to_owned(), Arc::clone(&notify)));
         if seated {
-            tracing::info!(game, "correspondence search: thinking seat taken");
+            tracing::info!(game = %game, "correspondence search: thinking seat taken");
         } else {
             let ahead = inner.order.ahead_of(n);
-            tracing::info!(game, ahead, "correspondence search waits for a thinking seat");
+            tracing::info!(game = %game, ahead, "correspondence search waits for a thinking seat");
         }
         drop(inner);
         Ticket { seats: self.clone(), n, notify }

@@ -931,7 +931,7 @@ impl GameTask {
         }
         if self.set_aside {
             tracing::info!(game = %self.id, plies, "game stream closed until our turn");
-            let summary = GameSummary {
+            return GameSummary {
                 id: self.id,
                 result,
                 status,
@@ -941,7 +941,6 @@ impl GameTask {
                 set_aside: true,
                 retry: false,
             };
-            return summary;
         }
         if self.retry && self.over.is_none() {
             tracing::warn!(game = %self.id, plies, error = ?self.error, "gave up following the game for now; it goes on and is opened again while the server lists it");
@@ -1017,7 +1016,8 @@ impl GameTask {
 #[cfg(test)]
 mod tests {
     //! The task's bookkeeping, fed the messages a server sends. Every case here keeps the
-    //! task off the network: it is never our turn, greetings are empty and no PGN is written.
+    //! task off the network: it is never our turn (or the search stops before the move),
+    //! greetings are empty and no PGN is written.
 
     use ferz_lichess::{ClientConfig, GameStatus, Token};
     use serde_json::json;
@@ -1187,6 +1187,25 @@ mod tests {
             task.on_tick().await;
             assert!(!task.set_aside);
         }
+    }
+
+    #[tokio::test]
+    async fn a_correspondence_search_waits_for_its_seat_and_has_an_engine_only_while_seated() {
+        let mut task = task(Platform::Lichess);
+        let other = task.ctx.seats.ask("other", Urgency::of(Some(10)));
+        // Our move (we play white, no book): the seat is taken, so the task waits in line.
+        task.on_event(correspondence_full("")).await.unwrap();
+        assert!(task.seat.as_ref().is_some_and(|seat| !seat.seated()));
+        assert!(task.search.is_none() && task.player.is_none(), "no engine while waiting");
+        drop(other);
+        assert!(task.seat.as_ref().is_some_and(Ticket::seated), "the freed seat is ours");
+        task.on_seat().await.unwrap();
+        assert!(task.search.is_some() && task.player.is_some(), "searching with its own engine");
+        assert!(task.needs_seat());
+        // Given back (here before the move): the search stops and the engine is ended.
+        task.release_seat().await;
+        assert!(task.seat.is_none() && task.search.is_none() && task.player.is_none());
+        assert!(task.ctx.seats.ask("next", Urgency::of(None)).seated());
     }
 
     async fn task_with_full(platform: Platform, full: GameEvent) -> GameTask {

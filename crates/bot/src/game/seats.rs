@@ -42,7 +42,7 @@ impl ThinkingSeats {
     }
 
     /// Asks for a seat for `game`, whose urgency is `urgency`: the ticket holds it at once when
-    /// one is free, or waits in line ([`Ticket::wait`]). Dropping the ticket gives the seat back
+    /// one is free, or waits in line ([`Ticket::waiter`]). Dropping the ticket gives the seat back
     /// or leaves the line.
     #[must_use]
     pub fn ask(&self, game: &str, urgency: Urgency) -> Ticket {

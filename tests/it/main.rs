@@ -3,6 +3,7 @@
 mod bot;
 mod bot_chat;
 mod bot_corr;
+mod bot_corr_seats;
 mod bot_engines;
 mod bot_online;
 mod bot_policy;

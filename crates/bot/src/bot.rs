@@ -5,10 +5,14 @@
 //! are counted apart (`[correspondence] max_games`). At start-up and every
 //! `[correspondence] checkin_period_s` the loop lists the account's ongoing games
 //! (`/api/account/playing`) and opens those that have no task and need one ([`crate::resume`]):
-//! that is how the bot resumes its games after a restart and returns to a correspondence game
-//! whose task set it aside while the opponent was thinking.
+//! that is how the bot resumes its games after a restart, returns to a correspondence game
+//! whose task set it aside while the opponent was thinking, and opens again a game whose task
+//! gave up on it for a reason that may pass (a stream that kept failing, a task that failed).
+//! A game that ended is remembered and never reopened, and a game with a running task is never
+//! opened twice. Correspondence searches take turns ([`crate::game::seats`]): the bot asks for
+//! their thinking seats as it opens the games, least time left first.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,9 +29,11 @@ use crate::book::{Books, BooksError};
 use crate::challenge::{Load, RecentBotGames, Verdict, judge, perf_of};
 use crate::chat::{QueuePublisher, QueueView};
 use crate::config::BotConfig;
+use crate::game::seats::ThinkingSeats;
 use crate::game::{GameContext, GameSummary, play};
 use crate::matchmaking::{Dice, Matchmaker, limit_wait};
 use crate::ratings::Ratings;
+use crate::resume::Urgency;
 
 /// Why the bot cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -141,7 +147,8 @@ pub async fn upgrade(config: &BotConfig, token: Token) -> Result<(String, bool),
 /// What a run did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunSummary {
-    /// Every game played to its end (or given up), in the order they ended.
+    /// Every game played to its end (or given up for good), in the order they ended; a game
+    /// whose task gave up for a reason that may pass is not one of them: it goes on.
     pub games: Vec<GameSummary>,
 }
 
@@ -187,6 +194,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
     let (exit_tx, exit_rx) = watch::channel(false);
     let (chat, queue) = crate::chat::hub();
     let (stopping_tx, stopping_rx) = watch::channel(false);
+    let seats = ThinkingSeats::new(config.correspondence.max_thinking);
     let ctx = Arc::new(GameContext {
         client,
         config: Arc::new(config),
@@ -197,11 +205,14 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         exit_now: exit_rx,
         chat,
         stopping: stopping_rx,
+        seats,
     });
     let mut dispatcher = Dispatcher {
         ctx,
         games: HashMap::new(),
         tasks: JoinSet::new(),
+        task_games: HashMap::new(),
+        list_full_logged: false,
         accepted: HashMap::new(),
         set_aside: HashMap::new(),
         next_checkin: Instant::now(),
@@ -228,6 +239,9 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
 const ACCEPT_GRACE: Duration = Duration::from_secs(20);
 /// Finished game ids remembered to ignore replays.
 const FINISHED_MEMORY: usize = 256;
+/// The most ongoing games `/api/account/playing` lists (its `nb` goes up to 50); it lists the
+/// most urgent first.
+const PLAYING_LIMIT: u32 = 50;
 
 /// Who a game is against and whether it is correspondence (outside the real-time slots).
 #[derive(Clone, Debug)]
@@ -243,9 +257,15 @@ struct Dispatcher {
     /// Running game tasks: id → seat.
     games: HashMap<String, Seat>,
     tasks: JoinSet<GameSummary>,
+    /// Which game each task plays, to know the game of a task that failed.
+    task_games: HashMap<tokio::task::Id, String>,
+    /// The check-in's list came back full once (logged once a run).
+    list_full_logged: bool,
     /// Challenges accepted whose game has not started yet: id → (when, seat).
     accepted: HashMap<String, (Instant, Seat)>,
-    /// Correspondence games going on without a task while the opponent thinks: id → opponent.
+    /// Correspondence games going on without a task: set aside while the opponent thinks, or
+    /// given up by their task for a reason that may pass; id → opponent. The check-in opens
+    /// them on our turn.
     set_aside: HashMap<String, String>,
     /// When to list the account's games next.
     next_checkin: Instant,
@@ -351,10 +371,13 @@ impl Dispatcher {
                         tokio::time::sleep(backoff.next_delay()).await;
                     }
                 },
-                Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                Some(joined) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
                     match joined {
-                        Ok(summary) => self.on_game_done(summary).await,
-                        Err(e) => tracing::error!(error = %e, "a game task failed"),
+                        Ok((task, summary)) => {
+                            self.task_games.remove(&task);
+                            self.on_game_done(summary).await;
+                        }
+                        Err(e) => self.on_task_failed(&e).await,
                     }
                 }
                 _ = tick.tick() => self.on_tick().await,
@@ -456,9 +479,13 @@ impl Dispatcher {
         let correspondence = crate::resume::is_correspondence(&info) || accepted.is_some_and(|s| s.correspondence);
         let reopened = self.set_aside.remove(&id).is_some();
         tracing::info!(game = %id, opponent = %opponent, correspondence, reopened, "{what}");
+        // Asked for here, in the order the games are opened, not when each stream answers.
+        let seat = (correspondence && info.is_my_turn == Some(true))
+            .then(|| self.ctx.seats.ask(&id, Urgency::of(info.seconds_left)));
         self.games.insert(id.clone(), Seat { opponent, correspondence });
         let ctx = Arc::clone(&self.ctx);
-        self.tasks.spawn(play(ctx, id, info, reopened));
+        let task = self.tasks.spawn(play(ctx, id.clone(), info, reopened, seat));
+        self.task_games.insert(task.id(), id);
     }
 
     /// Lists the account's ongoing games and opens those that need a task: at start-up every
@@ -468,7 +495,7 @@ impl Dispatcher {
     async fn check_in(&mut self) {
         let config = &self.ctx.config.correspondence;
         self.next_checkin = Instant::now() + config.checkin_period();
-        let playing = match self.ctx.client.playing(50).await {
+        let playing = match self.ctx.client.playing(PLAYING_LIMIT).await {
             Ok(playing) => playing,
             Err(e) => {
                 tracing::warn!(error = %e, retry_in_s = config.checkin_period_s, "cannot read the account's ongoing games (/api/account/playing); trying again at the next check-in");
@@ -484,6 +511,14 @@ impl Dispatcher {
             set_aside = plan.set_aside.len(),
             "check-in"
         );
+        let full = playing.now_playing.len() >= PLAYING_LIMIT as usize;
+        if full && !self.list_full_logged {
+            self.list_full_logged = true;
+            tracing::warn!(
+                listed = PLAYING_LIMIT,
+                "the account plays {PLAYING_LIMIT} games or more and Lichess lists only the {PLAYING_LIMIT} most urgent: the others are opened once they are among them"
+            );
+        }
         // The server's list is the truth: a game that ended while set aside drops out.
         let mut set_aside = HashMap::new();
         for &i in &plan.set_aside {
@@ -497,6 +532,11 @@ impl Dispatcher {
                 // Kept for `start_game`, which takes it out and so knows it reopens the game.
                 set_aside.insert(id.to_owned(), opponent);
             }
+        }
+        if full {
+            // A game beyond a full list may go on: it stays set aside (and counted).
+            let listed: HashSet<&str> = playing.now_playing.iter().map(GameEventInfo::id).collect();
+            set_aside.extend(self.set_aside.drain().filter(|(id, _)| !listed.contains(id.as_str())));
         }
         self.set_aside = set_aside;
         for i in plan.open {
@@ -593,15 +633,48 @@ impl Dispatcher {
             self.set_aside.insert(summary.id, seat.map(|s| s.opponent).unwrap_or_default());
             return;
         }
-        self.finished.push_back(summary.id.clone());
-        while self.finished.len() > FINISHED_MEMORY {
-            self.finished.pop_front();
+        if summary.retry {
+            self.open_again_later(summary.id, seat);
+        } else {
+            self.finished.push_back(summary.id.clone());
+            while self.finished.len() > FINISHED_MEMORY {
+                self.finished.pop_front();
+            }
+            self.summary.games.push(summary);
         }
         if self.busy() == 0 {
             self.idle_since = Instant::now();
         }
-        self.summary.games.push(summary);
         self.fill_slots().await;
+    }
+
+    /// A game task that failed (a bug): its game goes on without a task until it is opened
+    /// again, like a game its task gave up on.
+    async fn on_task_failed(&mut self, error: &tokio::task::JoinError) {
+        let Some(id) = self.task_games.remove(&error.id()) else {
+            tracing::error!(error = %error, "a game task failed");
+            return;
+        };
+        tracing::error!(game = %id, error = %error, "the game's task failed");
+        let seat = self.games.remove(&id);
+        self.open_again_later(id, seat);
+        if self.busy() == 0 {
+            self.idle_since = Instant::now();
+        }
+        self.fill_slots().await;
+    }
+
+    /// A game without a task that did not end: it is not remembered as finished, so the next
+    /// check-in (or a replayed `gameStart`) opens it again while the server lists it as ongoing;
+    /// a correspondence game stays counted against `max_games` meanwhile.
+    fn open_again_later(&mut self, id: String, seat: Option<Seat>) {
+        let checkin_in = self.next_checkin.saturating_duration_since(Instant::now());
+        tracing::warn!(game = %id, checkin_in_s = checkin_in.as_secs(), "the game goes on without a task; the next check-in opens it again");
+        if let Some(seat) = seat
+            && seat.correspondence
+        {
+            self.set_aside.insert(id, seat.opponent);
+        }
     }
 
     /// Accepts waiting challenges, in order, while slots are free. One that must wait longer

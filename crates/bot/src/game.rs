@@ -8,7 +8,8 @@
 //! A correspondence (or unlimited) game is not followed for its whole life: once the opponent
 //! has been silent for `[correspondence] disconnect_s` on their turn (or the bot is stopping),
 //! the task sets the game aside and ends; the bot's check-in opens a new task when it is our
-//! turn again.
+//! turn again. Its searches take turns with the other correspondence games' ([`seats`]): the
+//! task holds a thinking seat, and an engine, only from its search to its move.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,17 +27,19 @@ use tokio::sync::watch;
 use crate::book::Books;
 use crate::chat::{self, ChatHub, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
 use crate::clock::{NO_CLOCK_MS, search_limits};
-use crate::config::BotConfig;
-use crate::config::EngineVariant;
+use crate::config::{BotConfig, CorrespondenceConfig, EngineVariant};
 use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
 use crate::player::{NoMove, Search, SearchEnd, SearchRequest, Thought};
 use crate::record::{GameLog, LoggedMove, game_result, san_line};
+use crate::resume::Urgency;
 use crate::setup::{Rules, SetupError, server_move};
 use crate::tablebase::Tablebases;
 use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
+use seats::{ThinkingSeats, Ticket};
 
+pub mod seats;
 mod thinking;
 
 /// What every game task shares.
@@ -60,6 +63,8 @@ pub struct GameContext {
     /// Turns true when the bot stops taking new games: correspondence games are set aside
     /// as soon as it is not our turn.
     pub stopping: watch::Receiver<bool>,
+    /// The thinking seats of correspondence searches (`[correspondence] max_thinking`).
+    pub seats: ThinkingSeats,
 }
 
 /// How a game task ended.
@@ -80,6 +85,10 @@ pub struct GameSummary {
     /// A correspondence game set aside while the opponent thinks: it goes on, and the bot's
     /// check-in opens it again on our turn.
     pub set_aside: bool,
+    /// The task gave up (`error`) for a reason that may pass, such as a stream that kept
+    /// failing, not because the game cannot be played: the game goes on, and the bot opens it
+    /// again while the server lists it as ongoing. No PGN is written for it yet.
+    pub retry: bool,
 }
 
 /// The longest a task keeps reopening the stream of a game that never answers.
@@ -114,10 +123,18 @@ pub enum Resync {
 }
 
 /// Plays game `id` to its end, or, a correspondence game, until it is set aside. `reopened`:
-/// the game was set aside before (no second greeting).
-pub async fn play(ctx: Arc<GameContext>, id: String, hint: GameEventInfo, reopened: bool) -> GameSummary {
+/// the game was set aside before (no second greeting). `seat`: the thinking seat the bot asked
+/// for a correspondence game on our turn, in the order of the games it opens.
+pub async fn play(
+    ctx: Arc<GameContext>,
+    id: String,
+    hint: GameEventInfo,
+    reopened: bool,
+    seat: Option<Ticket>,
+) -> GameSummary {
     let mut task = GameTask::new(ctx, id, &hint);
     task.greeted = reopened;
+    task.seat = seat;
     task.run().await;
     let after = task.after_game();
     let ctx = Arc::clone(&task.ctx);
@@ -186,6 +203,11 @@ struct GameTask {
     correspondence: bool,
     /// The game was set aside: the task ends without the game's end.
     set_aside: bool,
+    /// The thinking seat of a correspondence game: asked for on our turn, held from the search
+    /// to the move (with the engine, made when the seat is taken and ended when it is freed).
+    seat: Option<Ticket>,
+    /// `error` may pass: the game is to be opened again ([`GameSummary::retry`]).
+    retry: bool,
 }
 
 impl GameTask {
@@ -207,6 +229,8 @@ impl GameTask {
             timers: Timers::new(config.abort.abort_s, claims, Instant::now()),
             correspondence,
             set_aside: false,
+            seat: None,
+            retry: false,
             ctx,
             id,
             rules: None,
@@ -244,7 +268,12 @@ impl GameTask {
                 self.error = Some("the bot is exiting".into());
                 break;
             }
-            let stream = match self.ctx.client.stream_game(&self.id).await {
+            let opened = self.ctx.client.stream_game(&self.id).await;
+            if opened.is_err() {
+                // Without a stream no search starts: a held or awaited seat goes to another game.
+                self.release_seat().await;
+            }
+            let stream = match opened {
                 Ok(stream) => stream,
                 // PyChess: our previous stream still counts as open until the server next writes
                 // to it (a ping every few seconds); retry rather than give the game up.
@@ -259,14 +288,17 @@ impl GameTask {
                     continue;
                 }
                 Err(e) if e.is_final() => {
-                    // 404 and friends: the game is gone (finished while we were away, or not ours).
+                    // 404 and friends: the game is gone (finished while we were away, or not
+                    // ours). Should the server still list it as ongoing, the bot tries again.
                     self.error = Some(format!("cannot stream the game: {e}"));
+                    self.retry = true;
                     break;
                 }
                 Err(e) => {
                     failures += 1;
                     if failures > MAX_STREAM_FAILURES {
                         self.error = Some(format!("gave up reopening the game stream: {e}"));
+                        self.retry = true;
                         break;
                     }
                     let wait = e.retry_after().unwrap_or_else(|| backoff.next_delay());
@@ -280,10 +312,12 @@ impl GameTask {
             };
             let reconnect = self.follow(stream, &mut exit_now).await;
             self.stop_search().await;
+            self.release_seat().await;
             if reconnect && self.over.is_none() && !self.set_aside {
                 failures += 1;
                 if failures > MAX_STREAM_FAILURES {
                     self.error = Some("the game stream kept dropping".into());
+                    self.retry = true;
                     break;
                 }
                 let wait = backoff.next_delay();
@@ -303,7 +337,13 @@ impl GameTask {
             if self.over.is_some() || self.set_aside {
                 return false;
             }
+            if self.seat.is_some() && !self.needs_seat() {
+                self.release_seat().await;
+            }
             let searching = self.search.is_some();
+            // Owned, so that the branch does not borrow the task the other branches change.
+            let seat_wait = self.seat.as_ref().filter(|seat| !searching && !seat.seated()).map(Ticket::waiter);
+            let awaiting_seat = seat_wait.is_some();
             tokio::select! {
                 item = stream.next() => match item {
                     Some(Ok(StreamItem::Message(event))) => {
@@ -323,6 +363,12 @@ impl GameTask {
                 end = async { self.search.as_mut().expect("guarded").finished().await }, if searching => {
                     let search = self.search.take().expect("guarded");
                     if let Err(resync) = self.on_search_done(&search, end).await {
+                        tracing::info!(game = %self.id, reason = %resync, "resynchronising with the server");
+                        return true;
+                    }
+                }
+                () = async { seat_wait.as_ref().expect("guarded").wait().await }, if awaiting_seat => {
+                    if let Err(resync) = self.on_seat().await {
                         tracing::info!(game = %self.id, reason = %resync, "resynchronising with the server");
                         return true;
                     }
@@ -417,15 +463,26 @@ impl GameTask {
         if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
             self.opponent_name = name;
         }
-        if self.player.is_none()
-            && let Some(rules) = &self.rules
-        {
-            let engine = &self.ctx.config.engine;
-            let choice = self.ctx.tablebases.equip(engine.choice(EngineVariant::of_key(&rules.key)));
-            self.player = Some(crate::player::Player::new(&self.id, choice, engine, rules.start.variant()));
+        // A correspondence game's engine is made when it takes a thinking seat.
+        if self.player.is_none() && !self.correspondence {
+            self.player = self.new_player();
         }
         tracing::info!(game = %self.id, opponent = %self.opponent_name, variant = %full.variant.key_or_name(), us = ?self.us, "game opened");
         Ok(())
+    }
+
+    /// The engine for this game's variant; a correspondence game's searches on one thread.
+    fn new_player(&self) -> Option<crate::player::Player> {
+        let rules = self.rules.as_ref()?;
+        let engine = &self.ctx.config.engine;
+        let choice = self.ctx.tablebases.equip(engine.choice(EngineVariant::of_key(&rules.key)));
+        let variant = rules.start.variant();
+        Some(if self.correspondence {
+            let (engine, choice) = CorrespondenceConfig::one_thread(engine, choice);
+            crate::player::Player::new(&self.id, choice, &engine, variant)
+        } else {
+            crate::player::Player::new(&self.id, choice, engine, variant)
+        })
     }
 
     fn fill(&self, text: &str) -> String {
@@ -659,12 +716,27 @@ impl GameTask {
                 return self.send_move(plies, mv, eval, self.state_at + looked.elapsed()).await;
             }
         }
+        let mut state_at = self.state_at;
+        if self.correspondence {
+            // Correspondence searches take turns: the follow loop comes back here once the
+            // game's seat is free, and its move time counts from then (the clock is days).
+            let seconds_left = self.our_clock_ms(us).map(|ms| ms / 1000);
+            let seats = &self.ctx.seats;
+            let id = &self.id;
+            if !self.seat.get_or_insert_with(|| seats.ask(id, Urgency::of(seconds_left))).seated() {
+                return Ok(());
+            }
+            state_at = Instant::now();
+        }
+        if self.player.is_none() {
+            self.player = self.new_player();
+        }
         let config = &self.ctx.config.engine;
         let ours_made = self.rules.as_ref().map_or(0, |rules| rules.moves_by(us, plies));
         // The time an online source took comes off this move's clock here.
         let correspondence = self.correspondence.then_some(&self.ctx.config.correspondence);
-        let limits = search_limits(self.clocks_now(), us, ours_made, self.state_at.elapsed(), config, correspondence);
-        let request = SearchRequest { game, limits, clock, state_at: self.state_at };
+        let limits = search_limits(self.clocks_now(), us, ours_made, state_at.elapsed(), config, correspondence);
+        let request = SearchRequest { game, limits, clock, state_at };
         self.search = self.player.as_mut().and_then(|player| player.think(request));
         Ok(())
     }
@@ -819,10 +891,14 @@ impl GameTask {
         let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
         // PyChess lists no ongoing games (`/api/account/playing` is always empty): a game set
         // aside there would never be found again, so its stream stays open.
-        if self.correspondence && self.platform == Platform::Lichess && !our_turn && self.search.is_none() {
+        if self.correspondence && self.platform == Platform::Lichess && self.search.is_none() {
             let stopping = *self.ctx.stopping.borrow();
             let silent = self.state_at.elapsed();
-            if stopping || silent >= self.ctx.config.correspondence.disconnect_after() {
+            // On a stop, a game still waiting for a thinking seat waits for the next run
+            // instead (its clock is days; the start-up check-in resumes it).
+            let waiting_for_seat = our_turn && self.seat.as_ref().is_some_and(|s| !s.seated());
+            let opponents_turn = !our_turn && (stopping || silent >= self.ctx.config.correspondence.disconnect_after());
+            if opponents_turn || (stopping && waiting_for_seat) {
                 tracing::info!(game = %self.id, silent_s = silent.as_secs(), stopping, "correspondence game set aside until our turn");
                 self.set_aside = true;
                 return;
@@ -862,9 +938,31 @@ impl GameTask {
         }
     }
 
+    /// Whether the game still needs its thinking seat: its position is not known yet, or a
+    /// search runs, or our move is due.
+    fn needs_seat(&self) -> bool {
+        self.game.is_none() || self.search.is_some() || self.move_due(self.state.ply())
+    }
+
+    /// Gives the thinking seat back (or leaves the line), after ending the correspondence
+    /// engine, so that its memory is free before the next game's engine is made.
+    async fn release_seat(&mut self) {
+        if self.seat.is_none() {
+            return;
+        }
+        if self.correspondence {
+            self.stop_search().await;
+            if let Some(player) = self.player.take() {
+                player.quit().await;
+            }
+        }
+        self.seat = None;
+    }
+
     /// Goodbye, PGN, summary.
     async fn finish(mut self) -> GameSummary {
         self.stop_search().await;
+        self.release_seat().await;
         let ponder = self.player.as_ref().map(crate::player::Player::ponder_stats).unwrap_or_default();
         if let Some(player) = self.player.take() {
             player.quit().await;
@@ -884,7 +982,21 @@ impl GameTask {
         }
         if self.set_aside {
             tracing::info!(game = %self.id, plies, "game stream closed until our turn");
-            return GameSummary { id: self.id, result, status, plies, pgn: None, error: None, set_aside: true };
+            return GameSummary {
+                id: self.id,
+                result,
+                status,
+                plies,
+                pgn: None,
+                error: None,
+                set_aside: true,
+                retry: false,
+            };
+        }
+        if self.retry && self.over.is_none() {
+            tracing::warn!(game = %self.id, plies, error = ?self.error, "gave up following the game for now; it goes on and is opened again while the server lists it");
+            let error = self.error;
+            return GameSummary { id: self.id, result, status, plies, pgn: None, error, set_aside: false, retry: true };
         }
         let pgn_config = &self.ctx.config.pgn;
         let mut pgn = None;
@@ -908,7 +1020,7 @@ impl GameTask {
             error = ?self.error,
             "game over"
         );
-        GameSummary { id: self.id, result, status, plies, pgn, error: self.error, set_aside: false }
+        GameSummary { id: self.id, result, status, plies, pgn, error: self.error, set_aside: false, retry: false }
     }
 
     fn log(&self, status: &str, result: &str) -> Option<GameLog> {
@@ -955,7 +1067,8 @@ impl GameTask {
 #[cfg(test)]
 mod tests {
     //! The task's bookkeeping, fed the messages a server sends. Every case here keeps the
-    //! task off the network: it is never our turn, greetings are empty and no PGN is written.
+    //! task off the network: it is never our turn (or the search stops before the move),
+    //! greetings are empty and no PGN is written.
 
     use ferz_lichess::{ClientConfig, GameStatus, Token};
     use serde_json::json;
@@ -984,6 +1097,7 @@ mod tests {
             exit_now,
             chat,
             stopping,
+            seats: ThinkingSeats::new(1),
         };
         GameTask::new(Arc::new(ctx), "game0001".into(), &GameEventInfo::default())
     }
@@ -1125,6 +1239,25 @@ mod tests {
             task.on_tick().await;
             assert!(!task.set_aside);
         }
+    }
+
+    #[tokio::test]
+    async fn a_correspondence_search_waits_for_its_seat_and_has_an_engine_only_while_seated() {
+        let mut task = task(Platform::Lichess);
+        let other = task.ctx.seats.ask("other", Urgency::of(Some(10)));
+        // Our move (we play white, no book): the seat is taken, so the task waits in line.
+        task.on_event(correspondence_full("")).await.unwrap();
+        assert!(task.seat.as_ref().is_some_and(|seat| !seat.seated()));
+        assert!(task.search.is_none() && task.player.is_none(), "no engine while waiting");
+        drop(other);
+        assert!(task.seat.as_ref().is_some_and(Ticket::seated), "the freed seat is ours");
+        task.on_seat().await.unwrap();
+        assert!(task.search.is_some() && task.player.is_some(), "searching with its own engine");
+        assert!(task.needs_seat());
+        // Given back (here before the move): the search stops and the engine is ended.
+        task.release_seat().await;
+        assert!(task.seat.is_none() && task.search.is_none() && task.player.is_none());
+        assert!(task.ctx.seats.ask("next", Urgency::of(None)).seated());
     }
 
     async fn task_with_full(platform: Platform, full: GameEvent) -> GameTask {

@@ -66,14 +66,28 @@ impl GameTask {
         }
     }
 
+    /// Whether our move at ply `ply` is due and nothing is making it: it is the game's ply and
+    /// our turn, the game goes on, no search runs and no move was sent for it.
+    pub(super) fn move_due(&self, ply: usize) -> bool {
+        let plies = self.state.ply();
+        let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
+        ply == plies && our_turn && self.over.is_none() && self.search.is_none() && self.moved_at_ply != Some(plies)
+    }
+
     /// A search for ply `ply` ended without a move because its task failed: search again if
     /// that ply is still ours to play, so that the game never waits on a lost search.
     pub(super) async fn search_again_if_due(&mut self, ply: usize) -> Result<(), Resync> {
-        let plies = self.state.ply();
-        let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
-        if ply == plies && our_turn && self.over.is_none() && self.search.is_none() && self.moved_at_ply != Some(plies)
-        {
+        if self.move_due(ply) {
             tracing::warn!(game = %self.id, "searching again after a failed search");
+            self.start_move(ply).await?;
+        }
+        Ok(())
+    }
+
+    /// The correspondence game's thinking seat is free for it: search, if our move is still due.
+    pub(super) async fn on_seat(&mut self) -> Result<(), Resync> {
+        let plies = self.state.ply();
+        if self.move_due(plies) {
             self.start_move(plies).await?;
         }
         Ok(())

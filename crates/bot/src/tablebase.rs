@@ -148,12 +148,10 @@ pub struct Tablebases {
     syzygy: SyzygyOptions,
     /// The settings as given.
     config: TablebaseConfig,
-    /// Whether the online tablebase is asked.
-    online: bool,
 }
 
 impl Tablebases {
-    /// Opens the tables and the online client `config` asks for; a summary is logged.
+    /// Opens the tables `config` names; a summary is logged.
     ///
     /// # Errors
     /// Directories without Syzygy tables, corrupt tables.
@@ -167,13 +165,13 @@ impl Tablebases {
         if config.online {
             tracing::info!(url = %config.online_url, max_pieces = config.online_max_pieces, "online tablebase on");
         }
-        Ok(Tablebases { syzygy, config: config.clone(), online: config.online })
+        Ok(Tablebases { syzygy, config: config.clone() })
     }
 
     /// Whether any tablebase is in use.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.syzygy.tables.is_none() && !self.online
+        self.syzygy.tables.is_none() && !self.config.online
     }
 
     /// `choice` with the local tables: the in-process engine (and the stand-in of a UCI
@@ -221,7 +219,7 @@ impl Tablebases {
         if let Some(verdict) = self.local_verdict(position) {
             return Some(Known { verdict: Some(verdict), mv: None, source: Source::Local });
         }
-        if !self.online || !self.online_may_ask(position, clock) {
+        if !self.config.online || !self.online_may_ask(position, clock) {
             return None;
         }
         if let Some(held) = client.held_for(Endpoint::Tablebase) {

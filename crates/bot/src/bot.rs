@@ -634,6 +634,7 @@ impl Dispatcher {
         if summary.retry {
             self.open_again_later(summary.id, seat);
         } else {
+            self.ctx.books.game_over(&summary.id);
             self.finished.push_back(summary.id.clone());
             while self.finished.len() > FINISHED_MEMORY {
                 self.finished.pop_front();

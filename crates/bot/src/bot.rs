@@ -536,6 +536,10 @@ impl Dispatcher {
             let listed: HashSet<&str> = playing.now_playing.iter().map(GameEventInfo::id).collect();
             set_aside.extend(self.set_aside.drain().filter(|(id, _)| !listed.contains(id.as_str())));
         }
+        // Games that ended while set aside: what the books kept for them goes.
+        for id in self.set_aside.keys().filter(|id| !set_aside.contains_key(*id)) {
+            self.ctx.books.game_over(id);
+        }
         self.set_aside = set_aside;
         for i in plan.open {
             self.start_game(playing.now_playing[i].clone(), "resuming the game");

@@ -45,6 +45,17 @@ pub enum Fault {
         /// How many requests get it.
         times: u32,
     },
+    /// The next `times` requests whose path is exactly `path` are held for `delay` before they
+    /// are answered (as usual), as a slow server would; [`super::FakeLichess::delayed_requests`]
+    /// counts them as they arrive.
+    Delay {
+        /// The whole request path, e.g. `/api/account` (not `/api/account/playing`).
+        path: String,
+        /// How many requests are held.
+        times: u32,
+        /// How long each is held (less if the server stops).
+        delay: Duration,
+    },
     /// Writes this raw line into the open event stream (or the next one opened).
     EventLine(String),
     /// Sends the game's `gameStart` again on the event stream.
@@ -83,6 +94,14 @@ enum HttpFaultKind {
     Malformed,
 }
 
+/// A [`Fault::Delay`] waiting for matching requests.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpDelay {
+    path: String,
+    times: u32,
+    delay: Duration,
+}
+
 /// lila's (network edge's) HTML page for a 429.
 const TOO_MANY_REQUESTS_PAGE: &str = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <title>lichess.org - too many requests</title></head><body><h1>Too many requests</h1>\
@@ -113,6 +132,7 @@ impl State {
             Fault::Malformed { path_contains, times } => {
                 self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::Malformed });
             }
+            Fault::Delay { path, times, delay } => self.http_delays.push(HttpDelay { path, times, delay }),
             Fault::EventLine(line) => self.emit_event_line(line),
             Fault::DuplicateGameStart { game_id } => {
                 if let Some(gi) = self.game_index(&game_id) {
@@ -141,6 +161,20 @@ impl State {
             Some(slot) => slot.queue.push_back(Out { line, prompt: None }),
             None => self.pending_event_lines.push(line),
         }
+    }
+
+    /// How long to hold a request to `path`, if a [`Fault::Delay`] is armed for it (and counts
+    /// it).
+    pub(crate) fn http_delay(&mut self, path: &str) -> Option<Duration> {
+        let index = self.http_delays.iter().position(|d| d.times > 0 && d.path == path)?;
+        let armed = &mut self.http_delays[index];
+        armed.times -= 1;
+        let delay = armed.delay;
+        if armed.times == 0 {
+            self.http_delays.remove(index);
+        }
+        self.delayed_requests += 1;
+        Some(delay)
     }
 
     /// The answer of an HTTP fault matching `path`, if one is armed (and counts it).

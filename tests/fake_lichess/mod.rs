@@ -757,6 +757,11 @@ impl FakeLichess {
         self.requests().iter().filter(|r| r.method == "GET" && r.path == "/api/account").count()
     }
 
+    /// How many requests a [`Fault::Delay`] has held so far (counted as they arrive).
+    pub fn delayed_requests(&self) -> usize {
+        self.with_state(|st, _| st.delayed_requests)
+    }
+
     /// Sets how `user` answers the bot's challenges (default: [`ChallengeAnswer::Ignore`]).
     pub fn set_challenge_answer(&self, user: &str, answer: ChallengeAnswer) {
         self.with_state(|st, _| st.answers.insert(user.to_lowercase(), answer));

@@ -8,7 +8,7 @@ use ferz_chess::{
     CastlingMode, Color, DrawReason, Game, Move, Outcome, Position, SplitMix64, UciMove, Variant, WinReason,
 };
 
-use super::faults::HttpFault;
+use super::faults::{HttpDelay, HttpFault};
 use super::opponents::OpponentRun;
 use super::{
     Castling, ChallengeAnswer, ChallengeSpec, ChallengeState, ChatEntry, FakeConfig, GameView, OnlineBot, Opponent,
@@ -313,6 +313,9 @@ pub(crate) struct State {
     /// Injected lines waiting for an event stream.
     pub(crate) pending_event_lines: Vec<String>,
     pub(crate) http_faults: Vec<HttpFault>,
+    pub(crate) http_delays: Vec<HttpDelay>,
+    /// Requests held by a [`super::Fault::Delay`] so far.
+    pub(crate) delayed_requests: usize,
     pub(crate) online_bots: Vec<OnlineBot>,
     pub(crate) answers: HashMap<String, ChallengeAnswer>,
     pub(crate) latencies: Vec<Duration>,
@@ -358,6 +361,8 @@ impl State {
             event_stream_connections: 0,
             pending_event_lines: Vec::new(),
             http_faults: Vec::new(),
+            http_delays: Vec::new(),
+            delayed_requests: 0,
             online_bots: Vec::new(),
             answers: HashMap::new(),
             latencies: Vec::new(),

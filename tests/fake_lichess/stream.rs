@@ -23,6 +23,15 @@ pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange
     if super::online::answer(shared, request, exchange) {
         return;
     }
+    let delay = shared.lock().http_delay(&request.path);
+    if let Some(delay) = delay {
+        shared.changed.notify_all();
+        // Held outside the lock: the rest of the server goes on.
+        let until = Instant::now() + delay;
+        while Instant::now() < until && !exchange.stopping() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     let now = Instant::now();
     let conn = exchange.connection();
     let answer = {

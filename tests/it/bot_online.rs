@@ -1,7 +1,8 @@
 //! Online move sources through the real `ferz bot` against the fake server's cloud evaluation,
 //! opening explorer and chessdb routes: each source's moves in a game, in order, with a log
 //! line naming the source; a slow source that times out while the engine moves; a 429 that
-//! pauses one source; malformed and illegal answers that fall through to the next source.
+//! pauses one source; malformed and illegal answers that fall through to the next source; a
+//! game that stops asking after `max_out_of_book_moves` positions the sources did not know.
 
 use std::time::Duration;
 
@@ -188,4 +189,30 @@ fn sources_are_asked_only_for_the_variants_they_know() {
     let lichess = server.online_requests(OnlineService::Lichess);
     assert!(!lichess.is_empty(), "{}", bot.log());
     assert!(lichess.iter().all(|r| r.query_param("variant").as_deref() == Some("chess960")));
+}
+
+#[test]
+fn a_game_stops_asking_once_the_sources_knew_no_move_often_enough() {
+    let server = FakeLichess::start(FakeConfig::default());
+    // The cloud knows no position (404), but garbles its first two answers: failures, which
+    // say nothing about the game having left the books, and do not count.
+    for _ in 0..2 {
+        server.queue_online(OnlineService::CloudEval, OnlineAnswer::Malformed("{\"depth\": ".into()));
+    }
+    let list =
+        [("online".to_owned(), "max_out_of_book_moves = 3".to_owned()), source(&server, "online.cloud_eval", "")];
+    let bot = start_bot(&server, &sections(&list));
+    let game = game_as_white(&server, Opponent::random(16), 16);
+    let view = server.game(&game).unwrap();
+    assert_legal(&view);
+    assert!(view.ply() >= 10, "the bot made at least five moves: {view:?}");
+    // Two garbled answers and three "not found"; then the game asks no more.
+    let asked = server.online_requests(OnlineService::CloudEval).len();
+    assert_eq!(asked, 5, "{}", bot.log());
+    let log = bot.log();
+    assert!(
+        log.contains("online sources knew no move for this many positions of the game; not asked again in it"),
+        "{log}"
+    );
+    assert_eq!(log.matches("online source sent a malformed answer; ignored").count(), 2, "{log}");
 }

@@ -8,6 +8,7 @@ mod bot_engines;
 mod bot_online;
 mod bot_policy;
 mod bot_records;
+mod bot_refresh;
 mod bot_tablebase;
 mod fake_lichess;
 mod match_cli;

@@ -1,6 +1,7 @@
 //! `[challenge] online_block_list`: user names to decline, read from text files on the web
-//! (one name a line) at start and every `online_block_list_refresh_s`. A list that cannot be
-//! read keeps its last contents, so a web server's bad hour never lets the blocked in.
+//! (one name a line) at start and every `online_block_list_refresh_s` (those reads go out
+//! beside the event loop, [`crate::refresh`]). A list that cannot be read keeps its last
+//! contents, so a web server's bad hour never lets the blocked in.
 
 use ferz_lichess::Client;
 
@@ -24,6 +25,15 @@ pub fn parse(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Reads the lists at `urls`, one after the other: each one's text, or why it could not be read.
+pub async fn read(client: &Client, urls: &[String]) -> Vec<Result<String, String>> {
+    let mut reads = Vec::with_capacity(urls.len());
+    for url in urls {
+        reads.push(client.fetch_text(url).await.map_err(|e| e.to_string()));
+    }
+    reads
+}
+
 impl OnlineBlockList {
     /// The lists at these addresses, none read yet.
     #[must_use]
@@ -43,12 +53,22 @@ impl OnlineBlockList {
         &self.names
     }
 
+    /// The addresses, in order.
+    #[must_use]
+    pub fn urls(&self) -> Vec<String> {
+        self.lists.iter().map(|(url, _)| url.clone()).collect()
+    }
+
     /// Reads every list again; failures are logged and keep the list's last contents.
     pub async fn refresh(&mut self, client: &Client) {
-        for i in 0..self.lists.len() {
-            let url = self.lists[i].0.clone();
-            let read = client.fetch_text(&url).await.map_err(|e| e.to_string());
-            self.apply(i, read);
+        let reads = read(client, &self.urls()).await;
+        self.apply_all(reads);
+    }
+
+    /// Takes the outcome of reading every list, in the order of [`OnlineBlockList::urls`].
+    pub fn apply_all(&mut self, reads: Vec<Result<String, String>>) {
+        for (index, read) in reads.into_iter().enumerate() {
+            self.apply(index, read);
         }
     }
 

@@ -33,6 +33,7 @@ use crate::game::seats::ThinkingSeats;
 use crate::game::{GameContext, GameSummary, play};
 use crate::matchmaking::{Dice, Matchmaker, limit_wait};
 use crate::ratings::Ratings;
+use crate::refresh::{Kind, Refreshed, Refreshes};
 use crate::resume::Urgency;
 
 /// Why the bot cannot run.
@@ -229,6 +230,7 @@ pub async fn run(config: BotConfig, token: Token, signals: watch::Receiver<u32>)
         ratings_read: Instant::now(),
         block_list,
         block_list_read: Instant::now(),
+        refreshes: Refreshes::default(),
         recent_bots: RecentBotGames::default(),
     };
     dispatcher.run(signals, exit_tx).await?;
@@ -287,6 +289,8 @@ struct Dispatcher {
     /// `[challenge] online_block_list`, read again every `online_block_list_refresh_s`.
     block_list: OnlineBlockList,
     block_list_read: Instant,
+    /// The rating and block-list reads out, beside the loop.
+    refreshes: Refreshes,
     /// Games against bots we accepted or started, for `recent_bot_limit`.
     recent_bots: RecentBotGames,
 }
@@ -380,6 +384,7 @@ impl Dispatcher {
                         Err(e) => self.on_task_failed(&e).await,
                     }
                 }
+                Some(refreshed) = self.refreshes.next(), if !self.refreshes.is_empty() => self.on_refreshed(refreshed),
                 _ = tick.tick() => self.on_tick().await,
                 changed = signals.changed() => {
                     if changed.is_err() || self.on_signal(*signals.borrow(), &exit_now).await {
@@ -538,6 +543,10 @@ impl Dispatcher {
             let listed: HashSet<&str> = playing.now_playing.iter().map(GameEventInfo::id).collect();
             set_aside.extend(self.set_aside.drain().filter(|(id, _)| !listed.contains(id.as_str())));
         }
+        // Games that ended while set aside: what the books kept for them goes.
+        for id in self.set_aside.keys().filter(|id| !set_aside.contains_key(*id)) {
+            self.ctx.books.game_over(id);
+        }
         self.set_aside = set_aside;
         for i in plan.open {
             self.start_game(playing.now_playing[i].clone(), "resuming the game");
@@ -636,6 +645,7 @@ impl Dispatcher {
         if summary.retry {
             self.open_again_later(summary.id, seat);
         } else {
+            self.ctx.books.game_over(&summary.id);
             self.finished.push_back(summary.id.clone());
             while self.finished.len() > FINISHED_MEMORY {
                 self.finished.pop_front();
@@ -703,28 +713,49 @@ impl Dispatcher {
         self.waiting = kept;
     }
 
-    /// Reads our ratings and the online block lists again when their time has come. A failed
-    /// read keeps what we had.
-    async fn refresh(&mut self, now: Instant) {
+    /// Sends out the reads of our ratings and of the online block lists when their time has
+    /// come, each in its own task ([`crate::refresh`]): a slow server never holds the loop up.
+    /// A read of a kind still out is not sent again; the next is due a period after this one.
+    fn refresh(&mut self, now: Instant) {
         let config = &self.ctx.config;
         let uses_ratings = config.challenge.rating_difference.is_some()
             || (config.matchmaking.enabled && config.matchmaking.max_rating_diff > 0);
         if uses_ratings
             && now.duration_since(self.ratings_read) >= Duration::from_secs(config.challenge.rating_refresh_s)
+            && !self.refreshes.is_out(Kind::Ratings)
         {
             self.ratings_read = now;
-            match self.ctx.client.account().await {
-                Ok(account) => {
-                    self.ratings = Ratings::of(&account);
-                    tracing::debug!("our ratings read again");
-                }
-                Err(e) => tracing::warn!(error = %e, "cannot read our ratings again; keeping the last ones"),
-            }
+            let client = self.ctx.client.clone();
+            self.refreshes.start(Kind::Ratings, async move {
+                Refreshed::Ratings(
+                    client.account().await.map(|account| Ratings::of(&account)).map_err(|e| e.to_string()),
+                )
+            });
         }
         let every = Duration::from_secs(config.challenge.online_block_list_refresh_s);
-        if !self.block_list.is_empty() && now.duration_since(self.block_list_read) >= every {
+        if !self.block_list.is_empty()
+            && now.duration_since(self.block_list_read) >= every
+            && !self.refreshes.is_out(Kind::BlockList)
+        {
             self.block_list_read = now;
-            self.block_list.refresh(&self.ctx.client).await;
+            let (client, urls) = (self.ctx.client.clone(), self.block_list.urls());
+            self.refreshes.start(Kind::BlockList, async move {
+                Refreshed::BlockList(crate::block_list::read(&client, &urls).await)
+            });
+        }
+    }
+
+    /// Applies a read that came back; a failed one keeps what we had.
+    fn on_refreshed(&mut self, refreshed: Refreshed) {
+        match refreshed {
+            Refreshed::Ratings(Ok(ratings)) => {
+                self.ratings = ratings;
+                tracing::debug!("our ratings read again");
+            }
+            Refreshed::Ratings(Err(e)) => {
+                tracing::warn!(error = %e, "cannot read our ratings again; keeping the last ones");
+            }
+            Refreshed::BlockList(reads) => self.block_list.apply_all(reads),
         }
     }
 
@@ -741,7 +772,7 @@ impl Dispatcher {
         if self.accepted.len() != before && self.busy() == 0 {
             self.idle_since = now;
         }
-        self.refresh(now).await;
+        self.refresh(now);
         self.fill_slots().await;
         if !self.stopping && now >= self.next_checkin {
             self.check_in().await;

@@ -1146,6 +1146,7 @@ mod tests {
         let (config, _) = ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
         let defaults = BotConfig::default();
         assert_eq!((config.challenge, config.matchmaking), (defaults.challenge, defaults.matchmaking));
+        assert_eq!(config.online, defaults.online, "[online] in config/bot.toml");
     }
 
     #[test]

@@ -685,7 +685,7 @@ impl GameTask {
         let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
         let asked = Instant::now();
         let choice = match &self.rules {
-            Some(rules) => self.ctx.books.choose(rules, &game, clock).await,
+            Some(rules) => self.ctx.books.choose(&self.id, rules, &game, clock).await,
             None => None,
         };
         if let Some(choice) = choice {

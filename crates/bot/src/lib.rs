@@ -40,6 +40,7 @@ pub mod pgn_file;
 pub mod player;
 pub mod ratings;
 pub mod record;
+pub mod refresh;
 pub mod resume;
 pub mod setup;
 pub mod tablebase;

@@ -147,17 +147,30 @@ impl Books {
         self.chess.is_empty() && self.chess960.is_empty() && self.cache.is_none() && self.online.is_off()
     }
 
-    /// A move for the game's position, if a source has one, in this order: the Polyglot books
-    /// of the game's variant while the game is shorter than `max_depth` plies, then the online
-    /// sources (each within its own limits; `clock` is our time left, `None` without a clock),
-    /// then the cache while the game is shorter than `cache_max_ply`.
-    pub async fn choose(&self, rules: &Rules, game: &Game, clock: Option<std::time::Duration>) -> Option<BookChoice> {
-        self.choose_with(rules, game, clock, &mut fastrand::Rng::new()).await
+    /// A move for the position of the game `id`, if a source has one, in this order: the
+    /// Polyglot books of the game's variant while the game is shorter than `max_depth` plies,
+    /// then the online sources (each within its own limits, and while the game has not been out
+    /// of their books `max_out_of_book_moves` times; `clock` is our time left, `None` without a
+    /// clock), then the cache while the game is shorter than `cache_max_ply`.
+    pub async fn choose(
+        &self,
+        id: &str,
+        rules: &Rules,
+        game: &Game,
+        clock: Option<std::time::Duration>,
+    ) -> Option<BookChoice> {
+        self.choose_with(id, rules, game, clock, &mut fastrand::Rng::new()).await
+    }
+
+    /// The game `id` is over: what the sources kept for it goes.
+    pub fn game_over(&self, id: &str) {
+        self.online.game_over(id);
     }
 
     /// [`choose`](Books::choose) with a given random source.
     pub async fn choose_with(
         &self,
+        id: &str,
         rules: &Rules,
         game: &Game,
         clock: Option<std::time::Duration>,
@@ -166,7 +179,7 @@ impl Books {
         if let Some(choice) = self.polyglot(rules, game, rng) {
             return Some(choice);
         }
-        if let Some((mv, online)) = self.online.choose(rules, game, clock, rng).await {
+        if let Some((mv, online)) = self.online.choose(id, rules, game, clock, rng).await {
             return Some(BookChoice { mv, source: BookSource::Online(online) });
         }
         self.cached(game, rng)
@@ -267,29 +280,32 @@ mod tests {
         let books = Books::open(&config).unwrap();
         let mut game = Game::new(start);
         let standard = rules("standard");
-        let choice = books.choose(&standard, &game, None).await.unwrap();
+        let choice = books.choose("g1", &standard, &game, None).await.unwrap();
         assert_eq!(game.position().uci(choice.mv), "e2e4");
         assert!(matches!(&choice.source, BookSource::Polyglot { file, weight: 5, .. } if *file == book));
         assert!(choice.source.to_string().starts_with("polyglot "), "{}", choice.source);
         // Chess960 games have no Polyglot book here, From Position games share chess's, and
         // Shatranj has none: the cache answers for the first two only by position.
         assert!(matches!(
-            books.choose(&rules("chess960"), &game, None).await.unwrap().source,
+            books.choose("g1", &rules("chess960"), &game, None).await.unwrap().source,
             BookSource::Cache { .. }
         ));
-        assert_eq!(game.position().uci(books.choose(&rules("fromPosition"), &game, None).await.unwrap().mv), "e2e4");
+        assert_eq!(
+            game.position().uci(books.choose("g1", &rules("fromPosition"), &game, None).await.unwrap().mv),
+            "e2e4"
+        );
         // Out of the Polyglot book (a2a3), the cache still has a move.
         game.play_uci("a2a3").unwrap();
-        let cached = books.choose(&standard, &game, None).await.unwrap();
+        let cached = books.choose("g1", &standard, &game, None).await.unwrap();
         assert_eq!(game.position().uci(cached.mv), "h7h6");
         assert_eq!(cached.source, BookSource::Cache { score: 10, depth: 12 });
         // At two plies both depths are reached, though the book knows the position.
         let mut deep = Game::new(start);
         deep.play_uci("e2e4").unwrap();
         deep.play_uci("e7e5").unwrap();
-        assert_eq!(books.choose(&standard, &deep, None).await, None);
+        assert_eq!(books.choose("g1", &standard, &deep, None).await, None);
         let longer = Books::open(&BookConfig { max_depth: 3, ..config.clone() }).unwrap();
-        assert_eq!(deep.position().uci(longer.choose(&standard, &deep, None).await.unwrap().mv), "g1f3");
+        assert_eq!(deep.position().uci(longer.choose("g1", &standard, &deep, None).await.unwrap().mv), "g1f3");
     }
 
     #[test]

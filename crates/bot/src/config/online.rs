@@ -6,7 +6,8 @@
 //! (any `http(s)://` address, so tests point it at a local server), `min_time_s` (not asked when
 //! our clock is lower), `max_depth` (not asked from this many plies of the game on) and
 //! `timeout_ms` (the longest the move waits for it; the engine then searches on what is left of
-//! the clock). The module [`crate::online`] asks them.
+//! the clock). The module [`crate::online`] asks them. `max_out_of_book_moves` (lichess-bot's)
+//! stops asking them in a game once they have known no move for that many of its positions.
 
 use ferz_settings::{InvalidSetting, at_least, check, in_range};
 use serde::{Deserialize, Serialize};
@@ -14,9 +15,12 @@ use serde::{Deserialize, Serialize};
 use super::values::{BookSelection, Speed};
 
 /// `[online]`: the three services, each in its own table.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct OnlineConfig {
+    /// After this many of a game's turns on which the sources answered but knew no move
+    /// (lichess-bot's `max_out_of_book_moves`), they are not asked again in that game.
+    pub max_out_of_book_moves: u32,
     /// `[online.chessdb]`: chessdb.cn's best move (standard chess).
     pub chessdb: ChessDbConfig,
     /// `[online.cloud_eval]`: Lichess cloud evaluations (standard chess and Chess960).
@@ -24,6 +28,17 @@ pub struct OnlineConfig {
     /// `[online.explorer]`: the Lichess opening explorer (masters: standard chess; Lichess
     /// games: standard chess and Chess960).
     pub explorer: ExplorerConfig,
+}
+
+impl Default for OnlineConfig {
+    fn default() -> OnlineConfig {
+        OnlineConfig {
+            max_out_of_book_moves: 10,
+            chessdb: ChessDbConfig::default(),
+            cloud_eval: CloudEvalConfig::default(),
+            explorer: ExplorerConfig::default(),
+        }
+    }
 }
 
 impl OnlineConfig {
@@ -184,6 +199,12 @@ impl OnlineConfig {
     /// # Errors
     /// The first setting the bot cannot use.
     pub fn validate(&self) -> Result<(), InvalidSetting> {
+        at_least(
+            "online.max_out_of_book_moves",
+            self.max_out_of_book_moves,
+            1,
+            "use 1 or more (turn the sources off with their `enabled` keys)",
+        )?;
         let db = &self.chessdb;
         check_gate!("chessdb", "url", db.url, db.max_depth, db.timeout_ms)?;
         let cloud = &self.cloud_eval;
@@ -226,6 +247,7 @@ mod tests {
     fn defaults_are_off_and_valid() {
         let config = OnlineConfig::default();
         assert!(!config.any_enabled());
+        assert_eq!(config.max_out_of_book_moves, 10, "lichess-bot's default");
         config.validate().unwrap();
     }
 
@@ -241,6 +263,7 @@ mod tests {
             e.to_string(),
             "online.cloud_eval.url = lichess.org/api/cloud-eval: use an http:// or https:// address"
         );
+        assert_eq!(err(&|c| c.max_out_of_book_moves = 0).key, "online.max_out_of_book_moves");
         assert_eq!(err(&|c| c.chessdb.timeout_ms = 20).key, "online.chessdb.timeout_ms");
         assert_eq!(err(&|c| c.chessdb.max_depth = 0).key, "online.chessdb.max_depth");
         assert_eq!(err(&|c| c.cloud_eval.multipv = 6).key, "online.cloud_eval.multipv");

@@ -9,11 +9,14 @@
 //! [`Client`] (its User-Agent, connection pool and 429 holds: a 429 pauses that service for the
 //! server's `Retry-After`, else 60 s, and the game goes on without it). A move from a service is
 //! played only if it is legal in the game's position; anything else (a malformed answer, an
-//! illegal move, an error) is a log line, and the next source answers.
+//! illegal move, an error) is a log line, and the next source answers. A game whose positions
+//! the sources have not known `max_out_of_book_moves` times stops asking them
+//! ([`out_of_book`]).
 
 pub mod chessdb;
 pub mod cloud;
 pub mod explorer;
+pub mod out_of_book;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -25,6 +28,8 @@ use serde::de::DeserializeOwned;
 use crate::config::Variant;
 use crate::config::online::OnlineConfig;
 use crate::setup::{Rules, parse_server_move};
+
+use self::out_of_book::OutOfBook;
 
 /// One online service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,6 +201,8 @@ pub struct Online {
     /// `None` when every source is off: then nothing is done at all.
     client: Option<Client>,
     config: OnlineConfig,
+    /// Each game's turns the sources knew no move for.
+    out_of_book: OutOfBook,
 }
 
 /// When a service may be asked.
@@ -211,7 +218,11 @@ impl Online {
     /// The sources `config` turns on, asked through `client`.
     #[must_use]
     pub fn new(config: &OnlineConfig, client: &Client) -> Online {
-        Online { client: config.any_enabled().then(|| client.clone()), config: config.clone() }
+        Online {
+            client: config.any_enabled().then(|| client.clone()),
+            config: config.clone(),
+            out_of_book: OutOfBook::new(config.max_out_of_book_moves),
+        }
     }
 
     /// Whether no source is on.
@@ -249,10 +260,17 @@ impl Online {
         }
     }
 
-    /// A legal move for the game's position from the first service that has one, with where it
-    /// came from. `clock` is our time left (`None` without a clock).
+    /// The game `id` is over: its count of turns out of book goes.
+    pub fn game_over(&self, id: &str) {
+        self.out_of_book.forget(id);
+    }
+
+    /// A legal move for the position of the game `id` from the first service that has one,
+    /// with where it came from. `clock` is our time left (`None` without a clock). Nothing is
+    /// asked once the game has been out of the sources' books `max_out_of_book_moves` times.
     pub async fn choose(
         &self,
+        id: &str,
         rules: &Rules,
         game: &Game,
         clock: Option<Duration>,
@@ -260,6 +278,11 @@ impl Online {
     ) -> Option<(Move, OnlineMove)> {
         let client = self.client.as_ref()?;
         let chess = Chess::of_key(&rules.key)?;
+        if !self.out_of_book.asks(id) {
+            return None;
+        }
+        // Whether a source said it knows no move here (not merely failed to answer).
+        let mut not_known = false;
         let plies = game.moves().len();
         let started = Instant::now();
         let budget = clock.map_or(Duration::MAX, |c| (c / CLOCK_SHARE).min(MAX_WAIT));
@@ -288,6 +311,7 @@ impl Online {
                 Ok(Some(proposal)) => proposal,
                 Ok(None) => {
                     tracing::debug!(source = %service, "online source has no move here");
+                    not_known = true;
                     continue;
                 }
                 Err(e) => {
@@ -303,6 +327,16 @@ impl Online {
                     error = %e,
                     "online source proposed a move that is not legal here; ignored"
                 ),
+            }
+        }
+        if not_known {
+            let count = self.out_of_book.missed(id);
+            if count == self.config.max_out_of_book_moves {
+                tracing::info!(
+                    game = %id,
+                    positions = count,
+                    "online sources knew no move for this many positions of the game; not asked again in it"
+                );
             }
         }
         None
@@ -417,6 +451,6 @@ mod tests {
         assert!(online.is_off());
         let rules = Rules::new("standard", false, "startpos").unwrap();
         let game = rules.replay("").unwrap();
-        assert_eq!(online.choose(&rules, &game, None, &mut fastrand::Rng::with_seed(1)).await, None);
+        assert_eq!(online.choose("g1", &rules, &game, None, &mut fastrand::Rng::with_seed(1)).await, None);
     }
 }

@@ -246,16 +246,26 @@ for ((gen = 1; gen <= GENERATIONS; gen++)); do
   # Kill the task's ferz once it has checkpointed a quarter of its shard.
   shard=$FERZ_RUN_DIR/$(printf 'shard-%05d' "$kill_task")
   deadline=$(($(date +%s) + TIMEOUT))
-  while [ "$(games_done "$shard")" -lt $((GAMES / 4)) ]; do
+  killed_at=0
+  while [ "$killed_at" -lt $((GAMES / 4)) ]; do
     [ -f "$shard/manifest.json" ] && fail "task $kill_task finished before it could be killed; raise GAMES"
     [ "$(date +%s)" -lt "$deadline" ] || fail "task $kill_task made no progress"
     sleep 0.2
+    killed_at=$(games_done "$shard")
   done
   scancel --signal=KILL "${array}_${kill_task}.0"
-  killed_at=$(games_done "$shard")
   say "killed task ${array}_${kill_task} (its ferz step) after checkpoint $killed_at of $GAMES games"
-  sleep 1
-  [ -f "$shard/manifest.json" ] && fail "task $kill_task completed despite the kill; raise GAMES or NODES"
+  # The batch script must see the kill (not a finished shard) and requeue the task. A requeued
+  # task may resume and finish its short shard within seconds, so the proof is the script's
+  # own line, not a missing manifest.
+  out=$work/jobs/ferz-selfplay-${array}_${kill_task}.out
+  until grep -q "ferz was killed" "$out" 2>/dev/null; do
+    if [ -f "$shard/manifest.json" ] && ! grep -q "ferz was killed" "$out" 2>/dev/null; then
+      fail "task $kill_task finished before the kill landed; raise GAMES or NODES"
+    fi
+    [ "$(date +%s)" -lt "$deadline" ] || fail "task $kill_task was not seen killed: $(tail -3 "$out" 2>/dev/null)"
+    sleep 0.2
+  done
 
   # Wait for the merge job.
   while [ -n "$(squeue -h -j "$merge" 2>/dev/null)" ]; do

@@ -15,17 +15,15 @@ use super::bot::{accepted_game, assert_legal, wait_over};
 const STEP: Duration = Duration::from_secs(30);
 
 /// A server whose games end in a draw at ply 40, so that played-out games stay short.
-fn server() -> FakeLichess {
+pub(super) fn server() -> FakeLichess {
     FakeLichess::start(FakeConfig { max_plies: 40, ..FakeConfig::default() })
 }
 
-/// `ferz bot` with one real-time slot, correspondence accepted, a check-in every second and the
-/// stream closed after `disconnect_s` of silence; `more` adds or replaces sections.
-fn start_bot(server: &FakeLichess, checkin_s: u64, disconnect_s: u64, more: &[(&str, &str)]) -> BotProcess {
-    let correspondence = format!("checkin_period_s = {checkin_s}\ndisconnect_s = {disconnect_s}\nmax_games = 1");
+/// `ferz bot` with one real-time slot, no waiting room, correspondence accepted, no resigning
+/// or draw offers, and `more` sections added; back once its event stream is open.
+pub(super) fn start_with(server: &FakeLichess, more: &[(&str, &str)]) -> BotProcess {
     let mut sections: Vec<(&str, &str)> = vec![
         ("challenge", "concurrency = 1\nmax_waiting = 0\ncorrespondence = true"),
-        ("correspondence", &correspondence),
         ("resign", "enabled = false"),
         ("draw", "offer = false"),
     ];
@@ -33,6 +31,15 @@ fn start_bot(server: &FakeLichess, checkin_s: u64, disconnect_s: u64, more: &[(&
     let bot = BotProcess::start(&server.url(), FAKE_TOKEN, &sections);
     server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
     bot
+}
+
+/// [`start_with`] a check-in every `checkin_s` seconds, the stream closed after `disconnect_s`
+/// of silence and one correspondence game at most.
+fn start_bot(server: &FakeLichess, checkin_s: u64, disconnect_s: u64, more: &[(&str, &str)]) -> BotProcess {
+    let correspondence = format!("checkin_period_s = {checkin_s}\ndisconnect_s = {disconnect_s}\nmax_games = 1");
+    let mut sections = vec![("correspondence", correspondence.as_str())];
+    sections.extend_from_slice(more);
+    start_with(server, &sections)
 }
 
 /// A three-day correspondence challenge from `who`, the bot playing white against a held

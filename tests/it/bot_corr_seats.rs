@@ -6,32 +6,13 @@
 
 use std::time::Duration;
 
-use ferz_tests::bot_process::BotProcess;
-use ferz_tests::fake_lichess::{ChallengeSpec, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, Opponent};
+use ferz_tests::fake_lichess::{ChallengeSpec, FakeLichess, Fault, Opponent};
 
 use super::bot::{assert_legal, wait_over};
+use super::bot_corr::{server, start_with as start_bot};
 
 /// Generous: the machine may be busy.
 const STEP: Duration = Duration::from_secs(60);
-
-/// A server whose games end in a draw at ply 40, so that played-out games stay short.
-fn server() -> FakeLichess {
-    FakeLichess::start(FakeConfig { max_plies: 40, ..FakeConfig::default() })
-}
-
-/// `ferz bot` with a check-in every second, streams kept open while the opponent thinks and
-/// `more` sections added or replacing keys.
-fn start_bot(server: &FakeLichess, more: &[(&str, &str)]) -> BotProcess {
-    let mut sections: Vec<(&str, &str)> = vec![
-        ("challenge", "concurrency = 1\nmax_waiting = 0\ncorrespondence = true"),
-        ("resign", "enabled = false"),
-        ("draw", "offer = false"),
-    ];
-    sections.extend_from_slice(more);
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, &sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
 
 /// A correspondence game of `days` a move already started, the bot white against a held
 /// opponent (on the bot's move when `bot_to_move`, else the opponent plays white).

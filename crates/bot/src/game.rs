@@ -683,6 +683,19 @@ impl GameTask {
         let Some(game) = self.game.clone() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
         let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+        let mut state_at = self.state_at;
+        if self.correspondence {
+            // A correspondence move (books, online sources, tablebases, search) waits for the
+            // game's thinking seat: the follow loop comes back here once it is free, so a game
+            // waiting in line asks no source twice, and its move time counts from then.
+            let seconds_left = self.our_clock_ms(us).map(|ms| ms / 1000);
+            let seats = &self.ctx.seats;
+            let id = &self.id;
+            if !self.seat.get_or_insert_with(|| seats.ask(id, Urgency::of(seconds_left))).seated() {
+                return Ok(());
+            }
+            state_at = Instant::now();
+        }
         let asked = Instant::now();
         let choice = match &self.rules {
             Some(rules) => self.ctx.books.choose(&self.id, rules, &game, clock).await,
@@ -692,14 +705,14 @@ impl GameTask {
             tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
             // An online source's answer time is the source's, like a search's, not overhead.
             let online = matches!(choice.source, crate::book::BookSource::Online(_));
-            let since = if online { self.state_at + asked.elapsed() } else { self.state_at };
+            let since = if online { state_at + asked.elapsed() } else { state_at };
             return self.send_move(plies, choice.mv, None, since).await;
         }
         let looked = Instant::now();
         let known = self
             .ctx
             .tablebases
-            .consult(&self.ctx.client, &self.id, &game, clock.map(|c| c.saturating_sub(self.state_at.elapsed())))
+            .consult(&self.ctx.client, &self.id, &game, clock.map(|c| c.saturating_sub(state_at.elapsed())))
             .await;
         self.decisions.record_tablebase(known.and_then(|k| k.verdict));
         if let Some(known) = known {
@@ -713,20 +726,8 @@ impl GameTask {
                 tracing::info!(game = %self.id, mv = %game.position().uci(mv), source = %known.source, verdict = ?known.verdict, "tablebase move");
                 let eval = known.verdict.map(|v| (v.score(), 0));
                 // The online tablebase's answer time is the source's, like a search's.
-                return self.send_move(plies, mv, eval, self.state_at + looked.elapsed()).await;
+                return self.send_move(plies, mv, eval, state_at + looked.elapsed()).await;
             }
-        }
-        let mut state_at = self.state_at;
-        if self.correspondence {
-            // Correspondence searches take turns: the follow loop comes back here once the
-            // game's seat is free, and its move time counts from then (the clock is days).
-            let seconds_left = self.our_clock_ms(us).map(|ms| ms / 1000);
-            let seats = &self.ctx.seats;
-            let id = &self.id;
-            if !self.seat.get_or_insert_with(|| seats.ask(id, Urgency::of(seconds_left))).seated() {
-                return Ok(());
-            }
-            state_at = Instant::now();
         }
         if self.player.is_none() {
             self.player = self.new_player();

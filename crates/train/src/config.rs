@@ -97,7 +97,7 @@ pub struct LoopConfig {
 
 impl Default for LoopConfig {
     fn default() -> LoopConfig {
-        LoopConfig { epochs: 20, batch_size: 16_384, threads: 0, lambda: 0.3, mirror: true }
+        LoopConfig { epochs: 20, batch_size: 16_384, threads: 0, lambda: 0.1, mirror: true }
     }
 }
 
@@ -141,7 +141,7 @@ pub struct OptimizerConfig {
 impl Default for OptimizerConfig {
     fn default() -> OptimizerConfig {
         OptimizerConfig {
-            lr: 0.001,
+            lr: 0.002,
             beta1: 0.9,
             beta2: 0.999,
             epsilon: 1e-8,

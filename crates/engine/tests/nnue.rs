@@ -95,7 +95,9 @@ fn searches_with_a_net_are_deterministic_and_use_it() {
         off.set_use_nnue(false);
         with_net.set_use_nnue(true);
 
-        let classic = bench_like(Nets::default(), variant, fen, 7);
+        let mut hand_tuned = Nets::default();
+        hand_tuned.set_use_nnue(false);
+        let classic = bench_like(hand_tuned, variant, fen, 7);
         assert_eq!(bench_like(off, variant, fen, 7), classic, "UseNNUE=false is the hand-tuned search");
         let first = bench_like(with_net.clone(), variant, fen, 7);
         assert_eq!(bench_like(with_net, variant, fen, 7), first, "deterministic");
@@ -114,4 +116,33 @@ fn a_variant_without_a_net_falls_back_to_the_hand_tuned_evaluation() {
     let mut classic = Nets::default();
     classic.set_use_nnue(false);
     assert_eq!(bench_like(chess_only, Variant::Shatranj, fen, 6), bench_like(classic, Variant::Shatranj, fen, 6));
+}
+
+/// The default evaluation (the embedded chess net, when the build has one) finds the mates that
+/// `tests/search.rs` checks with the hand-tuned evaluation. A net's numbers decide which moves
+/// the search reduces, so the depths are the net's: the rook sacrifice of the mate in two is the
+/// last move the net orders at the root and is first seen at depth 10.
+#[test]
+fn the_default_evaluation_finds_the_search_tests_mates() {
+    let cases = [
+        ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", Variant::Chess, 4, 1, "h5f7"),
+        ("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", Variant::Chess, 12, 2, "a1a6"),
+        ("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", Variant::Chess960, 12, 2, "a1a6"),
+    ];
+    for (fen, variant, depth, mate, best) in cases {
+        let mut engine = Engine::new(EngineOptions::default());
+        let pos = Position::from_fen(fen, variant).unwrap();
+        let result = engine.search(&Game::new(pos), &SearchLimits::depth(depth), &Signals::default(), &mut |_| {});
+        assert_eq!(result.score, ferz_engine::Score::Mate(mate), "{fen}");
+        assert_eq!(pos.uci(result.best.unwrap()), best, "{fen}");
+    }
+    // Queen and king against a bare king: a mate within three moves.
+    let pos = Position::from_fen("7k/8/5K2/8/8/8/8/1Q6 w - - 0 1", Variant::Chess).unwrap();
+    let result = Engine::new(EngineOptions::default()).search(
+        &Game::new(pos),
+        &SearchLimits::depth(8),
+        &Signals::default(),
+        &mut |_| {},
+    );
+    assert!(matches!(result.score, ferz_engine::Score::Mate(1..=3)), "{:?}", result.score);
 }

@@ -8,9 +8,15 @@ use std::time::Duration;
 use ferz_chess::{Game, Outcome, Position, Variant, WinReason};
 use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, SearchResult, Signals};
 
+/// Searches `fen` with the hand-tuned evaluation. These tests check the search's own logic (mate
+/// scores and distances, PVs, stalemate rules, limits) at small fixed depths, where which moves
+/// get reduced or pruned depends on the evaluation's numbers; pinning the hand-tuned evaluation
+/// keeps them independent of the shipped net. `tests/nnue.rs` checks the default net on the same
+/// mates.
 fn search(fen: &str, variant: Variant, limits: SearchLimits) -> (Position, SearchResult) {
     let position = Position::from_fen(fen, variant).expect("valid FEN");
     let mut engine = Engine::new(EngineOptions::default());
+    engine.nets_mut().set_use_nnue(false);
     let result = engine.search(&Game::new(position), &limits, &Signals::default(), &mut |_| {});
     (position, result)
 }

@@ -31,7 +31,7 @@ fn uci_options_load_nets_and_refuse_bad_files() {
     let mut engine = UciProcess::start(&[]);
     engine.send("uci");
     let lines = engine.read_until(10, |l| l == "uciok");
-    for option in ["UseNNUE type check default false", "EvalFile type string", "EvalFileShatranj type string"] {
+    for option in ["UseNNUE type check default true", "EvalFile type string", "EvalFileShatranj type string"] {
         assert!(lines.iter().any(|l| l.starts_with(&format!("option name {option}"))), "{option}: {lines:?}");
     }
 
@@ -72,7 +72,7 @@ fn uci_options_load_nets_and_refuse_bad_files() {
 }
 
 #[test]
-fn bench_with_a_net_is_deterministic_and_without_one_unchanged() {
+fn bench_is_deterministic_with_a_net_and_use_nnue_false_is_the_hand_tuned_search() {
     let dir = TempDir::new("nnue-bench");
     let chess = write_net(&dir, "chess.nnue", NetVariant::Chess);
     let shatranj = write_net(&dir, "shatranj.nnue", NetVariant::Shatranj);
@@ -84,10 +84,15 @@ fn bench_with_a_net_is_deterministic_and_without_one_unchanged() {
     let nnue = ["bench", "5", "--use-nnue", "true", "--eval-file", &chess, "--eval-file-shatranj", &shatranj];
     let first = last_line(&nnue);
     assert_eq!(last_line(&nnue), first);
-    let classic = last_line(&["bench", "5"]);
+    let classic = last_line(&["bench", "5", "--use-nnue", "false"]);
     assert_ne!(first, classic);
     let off = ["bench", "5", "--use-nnue", "false", "--eval-file", &chess];
     assert_eq!(last_line(&off), classic);
+    // The default is the embedded chess net (it won its SPRT), which is neither of the others.
+    let default = last_line(&["bench", "5"]);
+    assert_eq!(last_line(&["bench", "5", "--use-nnue", "true"]), default);
+    assert_ne!(default, classic);
+    assert_ne!(default, first);
 
     let out = run_ferz(&["bench", "2", "--eval-file", &shatranj]);
     assert!(!out.status.success());

@@ -98,11 +98,27 @@ pub struct SearchConfig {
     pub hash_mb: usize,
     /// Keep the table from game to game (faster, less independent) instead of clearing it.
     pub keep_hash: bool,
+    /// Evaluate with the variant's net (the embedded one, or `eval_file`) where it has one;
+    /// `false`: the hand-tuned evaluation everywhere (the engine's `UseNNUE`).
+    pub use_nnue: bool,
+    /// A chess and Chess960 net file instead of the embedded one (empty: the embedded net).
+    pub eval_file: PathBuf,
+    /// A Shatranj net file instead of the embedded one (empty: the embedded net, if any).
+    pub eval_file_shatranj: PathBuf,
 }
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
-        SearchConfig { limit: MoveLimit::Nodes, nodes: 5000, depth: 8, hash_mb: 16, keep_hash: false }
+        SearchConfig {
+            limit: MoveLimit::Nodes,
+            nodes: 5000,
+            depth: 8,
+            hash_mb: 16,
+            keep_hash: false,
+            use_nnue: true,
+            eval_file: PathBuf::new(),
+            eval_file_shatranj: PathBuf::new(),
+        }
     }
 }
 

@@ -4,9 +4,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use ferz_chess::{Color, Game, GameResult, Move, Outcome, Position, Variant};
-use ferz_engine::{Engine, EngineOptions, Score, SearchLimits, Signals};
+use ferz_engine::nnue::{LoadError, NetVariant};
+use ferz_engine::{Engine, EngineOptions, Nets, Score, SearchLimits, Signals};
 
-use crate::config::{MoveLimit, SelfplayConfig};
+use crate::config::{MoveLimit, SearchConfig, SelfplayConfig};
 use crate::journal::ShardCache;
 use crate::opening::{Opening, random_plies};
 use ferz_book::cache::{CacheKey, update};
@@ -104,6 +105,23 @@ pub fn white_cp(score: Score, turn: Color) -> i32 {
     if turn == Color::White { cp } else { -cp }
 }
 
+/// The nets `[search]` asks for: the embedded ones or the files `eval_file` and
+/// `eval_file_shatranj` name, used unless `use_nnue = false`.
+///
+/// # Errors
+/// A [`LoadError`] naming a net file that cannot be read or is not a net of its variant.
+pub fn search_nets(search: &SearchConfig) -> Result<Nets, LoadError> {
+    let mut nets = Nets::default();
+    for (variant, path) in [(NetVariant::Chess, &search.eval_file), (NetVariant::Shatranj, &search.eval_file_shatranj)]
+    {
+        if !path.as_os_str().is_empty() {
+            nets.load(variant, path)?;
+        }
+    }
+    nets.set_use_nnue(search.use_nnue);
+    Ok(nets)
+}
+
 /// A worker's engine and what it shares with the other workers.
 pub struct Player<'a> {
     engine: Engine,
@@ -117,16 +135,20 @@ pub struct Player<'a> {
 }
 
 impl<'a> Player<'a> {
-    /// A player with its own engine (one search thread, `search.hash_mb` of table).
+    /// A player with its own engine (one search thread, `search.hash_mb` of table) evaluating
+    /// with `nets` (loaded once per shard by [`search_nets`] and shared).
     #[must_use]
     pub fn new(
         config: &'a SelfplayConfig,
+        nets: &Nets,
         cache: Option<&'a ShardCache>,
         signals: &'a Signals,
         stats: &'a PlayStats,
     ) -> Player<'a> {
         let options = EngineOptions { hash_mb: config.search.hash_mb, threads: 1, ..EngineOptions::default() };
-        Player { engine: Engine::new(options), config, cache, signals, stats, game_index: 0, cache_updates: Vec::new() }
+        let mut engine = Engine::new(options);
+        *engine.nets_mut() = nets.clone();
+        Player { engine, config, cache, signals, stats, game_index: 0, cache_updates: Vec::new() }
     }
 
     /// Sends one update to the cache and keeps it for the game's record.

@@ -23,11 +23,12 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, GameResult, Position, Variant};
+use ferz_engine::nnue::LoadError;
 use ferz_engine::{Score, Signals};
 
 use crate::config::{InvalidSetting, SelfplayConfig};
 use crate::formats::{pgn, text_line};
-use crate::game::{GameRecord, MoveSource, PlayStats, Player, Termination, white_cp};
+use crate::game::{GameRecord, MoveSource, PlayStats, Player, Termination, search_nets, white_cp};
 use crate::journal::{JournalError, ShardCache, decode_journal, encode_game};
 use crate::manifest::{
     CacheReport, Checkpoint, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
@@ -86,6 +87,9 @@ pub enum RunError {
         /// What the system reported.
         source: std::io::Error,
     },
+    /// A net file of `[search]` could not be loaded.
+    #[error(transparent)]
+    Net(#[from] LoadError),
     /// The checkpoint cannot be resumed.
     #[error("cannot resume {path}: {reason}")]
     Resume {
@@ -458,6 +462,7 @@ pub fn run_shard(
 
     let book =
         if config.opening.book.as_os_str().is_empty() { Book::default() } else { Book::load(&config.opening.book)? };
+    let nets = search_nets(&config.search)?;
     let first_game = checkpoint.as_ref().map_or(0, |c| c.games_done);
     let seed = shard_seed(config.run.seed, shard.index);
     let cache_token = checkpoint.as_ref().map_or_else(|| new_cache_token(seed), |c| c.cache_token);
@@ -554,9 +559,9 @@ pub fn run_shard(
         let (tx, rx) = mpsc::channel::<Result<GameRecord, CacheError>>();
         for _ in 0..config.worker_threads() {
             let tx = tx.clone();
-            let (stats, next_game, cache, book) = (&stats, &next_game, cache.as_ref(), &book);
+            let (stats, next_game, cache, book, nets) = (&stats, &next_game, cache.as_ref(), &book, &nets);
             scope.spawn(move || {
-                let mut player = Player::new(config, cache, signals, stats);
+                let mut player = Player::new(config, nets, cache, signals, stats);
                 loop {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= games_total || signals.stop.load(Ordering::Relaxed) {

@@ -283,3 +283,36 @@ fn shards_merge_into_one_checked_dataset() {
     assert!(tampered.reason.contains("games.pgn"), "{tampered}");
     assert!(!dir.path().join("m3").join("manifest.json").exists());
 }
+
+/// `[search]` chooses the evaluation: the embedded net by default, the same net from a file
+/// gives the same games, the hand-tuned evaluation other games, and a bad net file stops the
+/// shard before any game, naming the file.
+#[test]
+fn the_evaluation_comes_from_the_settings_and_a_bad_net_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, edit: &dyn Fn(&mut SelfplayConfig)| {
+        let mut config = small_config(&dir.path().join(name));
+        config.run.games = 2;
+        config.run.threads = 1;
+        config.variants = VariantMix { chess: 1, chess960: 0, shatranj: 0 };
+        config.opening.multipv_plies = 0;
+        edit(&mut config);
+        run_shard(&config, shard0(), false, &Signals::default(), &mut |_| {})
+    };
+    let records = |name: &str, edit: &dyn Fn(&mut SelfplayConfig)| {
+        data_checksums(&run(name, edit).unwrap().manifest.expect("complete"))
+    };
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nnue/nets/chess.nnue");
+    let default = records("default", &|_| {});
+    let hand_tuned = records("hand-tuned", &|c| c.search.use_nnue = false);
+    assert_ne!(default, hand_tuned, "the embedded net plays other games than the hand-tuned evaluation");
+    assert_eq!(records("file", &|c| c.search.eval_file = shipped.clone()), default);
+
+    let broken = dir.path().join("broken.nnue");
+    std::fs::write(&broken, b"FERZNNUE but not a net").unwrap();
+    let error = run("broken", &|c| c.search.eval_file = broken.clone()).unwrap_err().to_string();
+    assert!(error.contains("broken.nnue"), "{error}");
+    let error = run("shatranj", &|c| c.search.eval_file_shatranj = shipped.clone()).unwrap_err().to_string();
+    assert!(error.contains("chess.nnue") && error.contains("expected a shatranj net"), "{error}");
+    assert!(!dir.path().join("broken/shard-00000/manifest.json").exists());
+}

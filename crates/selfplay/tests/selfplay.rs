@@ -202,9 +202,12 @@ fn with_one_thread_a_resume_is_exact_even_with_the_opening_cache() {
     // after the checkpoint out of the cache, so the replayed games choose the same openings,
     // whether the resume finds the shard's cache or a fresh copy of its base (a job retried
     // on another machine).
+    // The stop comes from the writer after its third game while the worker plays on, so the
+    // shard has games enough that the worker cannot finish them all first on a loaded machine
+    // (with 8 it once did).
     let config_in = |dir: &Path| {
         let mut config = small_config(dir);
-        config.run.games = 8;
+        config.run.games = 24;
         config.run.threads = 1;
         config.run.checkpoint_seconds = 0;
         config.opening.multipv_plies = 3;

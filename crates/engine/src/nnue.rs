@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use ferz_chess::{Move, Position, Variant};
+use ferz_chess::{Color, Move, Position, Variant};
 pub use ferz_nnue::NetVariant;
 use ferz_nnue::features::{FeatureDelta, move_delta};
 pub use ferz_nnue::format::LoadError;
@@ -195,10 +195,18 @@ impl NnueStack {
     }
 
     /// The net's score of `pos` (the position at `ply`) for the side to move, or `None` when
-    /// searching with the hand-tuned evaluation.
+    /// searching with the hand-tuned evaluation or when one side has a bare king. Self-play games
+    /// are adjudicated long before a lone king is driven to the edge, so the data holds almost
+    /// none of those endings and the net has not learned the technique; the hand-tuned
+    /// evaluation's mop-up terms (king to the edge, to the bishop's corner) convert them.
+    /// Accumulators stay up to date on every move either way, so nothing has to catch up.
     #[inline]
     pub fn evaluate(&mut self, pos: &Position, ply: usize) -> Option<i32> {
         self.net.as_ref()?;
+        let board = pos.board();
+        if board.by_color(Color::White).count() == 1 || board.by_color(Color::Black).count() == 1 {
+            return None;
+        }
         self.bring_up_to_date(ply);
         let net = self.net.as_ref()?;
         let score = ferz_nnue::evaluate(net, &self.accumulators[ply], pos.turn());

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use ferz_chess::{Bitboard, Color, Move, Position, Role, Variant};
+use ferz_chess::{Bitboard, Move, Position, Role, Variant};
 
 use crate::eval::{evaluate, piece_value};
 use crate::history::{Histories, PieceTo, piece_index};
@@ -339,19 +339,10 @@ impl Worker {
         None
     }
 
-    /// The static evaluation of `pos`, the position at `ply`: the net's when one is in use,
-    /// except against a bare king. Self-play games are adjudicated long before a lone king is
-    /// driven to the edge, so the data holds almost none of those endings and the net has not
-    /// learned the technique; the hand-tuned evaluation's mop-up terms (king to the edge, to the
-    /// bishop's corner) convert them. The accumulators are kept up to date on every move, so
-    /// skipping the net here leaves nothing to catch up.
+    /// The static evaluation of `pos`, the position at `ply`: the net's when one is in use (and
+    /// the position is one it plays, see [`NnueStack::evaluate`]), else the hand-tuned one.
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        let board = pos.board();
-        let bare_king = board.by_color(Color::White).count() == 1 || board.by_color(Color::Black).count() == 1;
-        if bare_king {
-            return evaluate(pos);
-        }
         self.nnue.evaluate(pos, ply).unwrap_or_else(|| evaluate(pos))
     }
 

@@ -48,7 +48,8 @@ pub struct Nets {
     nets: [Option<Arc<Network>>; 2],
     /// Where each net came from: `None` for the embedded default.
     sources: [Option<String>; 2],
-    /// `UseNNUE` once set; before that, [`USE_NNUE_BY_DEFAULT`].
+    /// `UseNNUE` once set; before that, each variant's [`USE_NNUE_BY_DEFAULT`], or `true` for
+    /// a variant whose net was loaded from a file.
     use_nnue: Option<bool>,
 }
 
@@ -98,10 +99,15 @@ impl Nets {
     }
 
     /// The net a search in `variant` evaluates with: `None` for the hand-tuned evaluation.
+    ///
+    /// Until `UseNNUE` is set, a variant uses its net if [`USE_NNUE_BY_DEFAULT`] says so or if
+    /// the net was loaded from a file: naming a net file asks for that net, whichever order the
+    /// options came in, while an embedded net that has not won its match stays off.
     #[must_use]
     pub fn active(&self, variant: Variant) -> Option<Arc<Network>> {
         let net_variant = NetVariant::of(variant);
-        let on = self.use_nnue.unwrap_or(USE_NNUE_BY_DEFAULT[slot(net_variant)].1);
+        let from_file = self.sources[slot(net_variant)].is_some();
+        let on = self.use_nnue.unwrap_or(USE_NNUE_BY_DEFAULT[slot(net_variant)].1 || from_file);
         if on { self.nets[slot(net_variant)].clone() } else { None }
     }
 

@@ -146,3 +146,36 @@ fn the_default_evaluation_finds_the_search_tests_mates() {
     );
     assert!(matches!(result.score, ferz_engine::Score::Mate(1..=3)), "{:?}", result.score);
 }
+
+/// Naming a net file asks for that net: until `UseNNUE` is set, a variant whose embedded net is
+/// off by default (Shatranj) plays with a net loaded from a file, and `UseNNUE false` still
+/// turns every net off, whichever came first.
+#[test]
+fn a_net_loaded_from_a_file_is_used_unless_use_nnue_is_false() {
+    let fen = "rn1kq1nr/1pppp1pp/p3bp1b/8/8/3P1P1N/PPP1PQPP/RNBK1B1R w - - 0 1";
+    let dir = std::env::temp_dir().join(format!("ferz-engine-nnue-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shatranj.nnue");
+    ferz_nnue::format::save(&random_net(NetVariant::Shatranj, 32), &path).unwrap();
+
+    let mut from_file = Nets::default();
+    from_file.load(NetVariant::Shatranj, &path).unwrap();
+    let mut forced = Nets::default();
+    forced.set(NetVariant::Shatranj, Some(random_net(NetVariant::Shatranj, 32)), None);
+    forced.set_use_nnue(true);
+    let mut off_after = from_file.clone();
+    off_after.set_use_nnue(false);
+    let mut off_before = Nets::default();
+    off_before.set_use_nnue(false);
+    off_before.load(NetVariant::Shatranj, &path).unwrap();
+    let mut classic = Nets::default();
+    classic.set_use_nnue(false);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let hand_tuned = bench_like(classic, Variant::Shatranj, fen, 6);
+    let with_file = bench_like(from_file, Variant::Shatranj, fen, 6);
+    assert_eq!(with_file, bench_like(forced, Variant::Shatranj, fen, 6), "the file's net is used");
+    assert_ne!(with_file.0, hand_tuned.0, "the net changes the search");
+    assert_eq!(bench_like(off_after, Variant::Shatranj, fen, 6), hand_tuned);
+    assert_eq!(bench_like(off_before, Variant::Shatranj, fen, 6), hand_tuned);
+}

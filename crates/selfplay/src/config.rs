@@ -98,8 +98,9 @@ pub struct SearchConfig {
     pub hash_mb: usize,
     /// Keep the table from game to game (faster, less independent) instead of clearing it.
     pub keep_hash: bool,
-    /// Evaluate with the variant's net (the embedded one, or `eval_file`) where it has one;
-    /// `false`: the hand-tuned evaluation everywhere (the engine's `UseNNUE`).
+    /// Evaluate as the engine does by default: with a net named by `eval_file` /
+    /// `eval_file_shatranj`, or with the embedded net of a variant whose net won its match;
+    /// `false`: the hand-tuned evaluation everywhere (the engine's `UseNNUE false`).
     pub use_nnue: bool,
     /// A chess and Chess960 net file instead of the embedded one (empty: the embedded net).
     pub eval_file: PathBuf,

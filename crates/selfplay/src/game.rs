@@ -105,8 +105,9 @@ pub fn white_cp(score: Score, turn: Color) -> i32 {
     if turn == Color::White { cp } else { -cp }
 }
 
-/// The nets `[search]` asks for: the embedded ones or the files `eval_file` and
-/// `eval_file_shatranj` name, used unless `use_nnue = false`.
+/// The nets `[search]` asks for: the files `eval_file` and `eval_file_shatranj` name, or the
+/// embedded ones, each used as the engine uses it by default (a named file always; an embedded
+/// net where it won its match), and none with `use_nnue = false`.
 ///
 /// # Errors
 /// A [`LoadError`] naming a net file that cannot be read or is not a net of its variant.
@@ -118,7 +119,9 @@ pub fn search_nets(search: &SearchConfig) -> Result<Nets, LoadError> {
             nets.load(variant, path)?;
         }
     }
-    nets.set_use_nnue(search.use_nnue);
+    if !search.use_nnue {
+        nets.set_use_nnue(false);
+    }
     Ok(nets)
 }
 

@@ -21,8 +21,8 @@ use crate::search::MAX_PLY;
 
 /// Whether each variant uses its net unless `UseNNUE` says otherwise: `true` only for variants
 /// whose shipped (embedded) net won its match against the hand-tuned evaluation: the chess net
-/// won its 10+0.1 SPRT (docs/nnue.md); Shatranj has no net yet.
-pub const USE_NNUE_BY_DEFAULT: [(NetVariant, bool); 2] = [(NetVariant::Chess, true), (NetVariant::Shatranj, false)];
+/// and the Shatranj net each won a 10+0.1 SPRT (docs/nnue.md).
+pub const USE_NNUE_BY_DEFAULT: [(NetVariant, bool); 2] = [(NetVariant::Chess, true), (NetVariant::Shatranj, true)];
 
 /// The embedded nets, decoded once. The build checked them; a failure here would be a build bug.
 static EMBEDDED: LazyLock<[Option<Arc<Network>>; 2]> = LazyLock::new(|| {

@@ -107,7 +107,7 @@ impl Nets {
     pub fn active(&self, variant: Variant) -> Option<Arc<Network>> {
         let net_variant = NetVariant::of(variant);
         let from_file = self.sources[slot(net_variant)].is_some();
-        let on = self.use_nnue.unwrap_or(USE_NNUE_BY_DEFAULT[slot(net_variant)].1 || from_file);
+        let on = uses_net(self.use_nnue, USE_NNUE_BY_DEFAULT[slot(net_variant)].1, from_file);
         if on { self.nets[slot(net_variant)].clone() } else { None }
     }
 
@@ -124,6 +124,12 @@ impl Nets {
             ),
         }
     }
+}
+
+/// Whether a variant evaluates with its net: `UseNNUE` once set, else the variant's default or
+/// a net loaded from a file (see [`Nets::active`]).
+fn uses_net(use_nnue: Option<bool>, on_by_default: bool, from_file: bool) -> bool {
+    use_nnue.unwrap_or(on_by_default || from_file)
 }
 
 /// Whether accumulators are brought up to date only when a node evaluates (`true`) or as soon
@@ -217,5 +223,22 @@ impl NnueStack {
         let net = self.net.as_ref()?;
         let score = ferz_nnue::evaluate(net, &self.accumulators[ply], pos.turn());
         Some(score.clamp(-EVAL_LIMIT, EVAL_LIMIT))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uses_net;
+
+    /// Every embedded net is on by default today, so the engine's tests cannot reach the case
+    /// this rule exists for: an embedded net that has not won its match stays off, a net named
+    /// by a file is on, and `UseNNUE` decides over both.
+    #[test]
+    fn a_file_turns_a_net_on_and_use_nnue_decides_over_everything() {
+        assert!(!uses_net(None, false, false), "an embedded net that has not won stays off");
+        assert!(uses_net(None, false, true), "a net from a file is on");
+        assert!(uses_net(None, true, false), "an embedded net that won is on");
+        assert!(!uses_net(Some(false), true, true), "UseNNUE false turns every net off");
+        assert!(uses_net(Some(true), false, false), "UseNNUE true turns every net on");
     }
 }

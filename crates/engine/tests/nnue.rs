@@ -147,9 +147,10 @@ fn the_default_evaluation_finds_the_search_tests_mates() {
     assert!(matches!(result.score, ferz_engine::Score::Mate(1..=3)), "{:?}", result.score);
 }
 
-/// Naming a net file asks for that net: until `UseNNUE` is set, a variant whose embedded net is
-/// off by default (Shatranj) plays with a net loaded from a file, and `UseNNUE false` still
-/// turns every net off, whichever came first.
+/// Naming a net file asks for that net: until `UseNNUE` is set, a variant plays with a net
+/// loaded from a file instead of its embedded one, and `UseNNUE false` still turns every net
+/// off, whichever came first. (The rule for an embedded net that is off by default is unit-tested
+/// in `nnue.rs`: every embedded net is on today.)
 #[test]
 fn a_net_loaded_from_a_file_is_used_unless_use_nnue_is_false() {
     let fen = "rn1kq1nr/1pppp1pp/p3bp1b/8/8/3P1P1N/PPP1PQPP/RNBK1B1R w - - 0 1";

@@ -90,13 +90,12 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
             ("draw", "offer = false"),
         ],
     );
-    // Alice (white) takes 5 s over her first move, then 3 s a move: the game outlasts the
-    // commands below even when the bot mates her random moves quickly.
-    let challenge = server.send_challenge(
-        ChallengeSpec::standard("alice", 300, 3)
-            .color("white")
-            .opponent(Opponent::random(61).first_move_after(Duration::from_secs(5)).think(Duration::from_secs(3))),
-    );
+    // Alice (white) moves only when the test lets her: the game cannot end under the commands
+    // below, however quickly the bot would mate her random moves. Her first move takes 5 s,
+    // longer than the 2 s abort, so only `!wait` keeps the game alive.
+    let challenge = server.send_challenge(ChallengeSpec::standard("alice", 300, 3).color("white").opponent(
+        Opponent::random(61).held().first_move_after(Duration::from_secs(5)).think(Duration::from_millis(300)),
+    ));
     let game = accepted_game(&server, &challenge);
     // Bob's challenge waits for the only slot.
     let waiting = server.send_challenge(ChallengeSpec::standard("bob", 180, 2).opponent(Opponent::random(62)));
@@ -107,6 +106,7 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
     // !wait before alice's first move: the 2 s abort is pushed back by 60 s.
     let wait = ask(&server, &game, "alice", "player", "!wait", interval);
     assert_eq!(wait, "OK, I'll wait 60 more seconds for the first move.");
+    server.release_moves(&game, 1);
     server.wait_until(Duration::from_secs(15), "alice makes her first move", |s| {
         s.game(&game).is_some_and(|g| g.ply() >= 2 || g.is_over())
     });
@@ -134,6 +134,8 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
     ignored(&server, &game, "carol", "spectator", "!dance", interval);
     ignored(&server, &game, "alice", "player", "good luck!", interval);
     ignored(&server, &game, BOT, "spectator", "!name", interval);
+    // Alice plays on until the game ends.
+    server.release_moves(&game, 1000);
     let view = wait_over(&server, &game);
     assert!(view.status != "aborted", "{view:?}");
     // After the game (its stream closed) the opponent's !eval is read from the chat, and answered.

@@ -75,6 +75,24 @@ fn trains_a_net_on_a_selfplay_shard() {
     let out = run_ferz(&resume);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read(run.join("net.nnue")).unwrap(), net);
+
+    // run.json names the data (the shard's manifest hash), the settings and the net written.
+    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(run.join("run.json")).unwrap()).unwrap();
+    assert_eq!(record["settings"]["train"]["batch_size"], 256);
+    assert_eq!(record["net"]["epochs"], 2);
+    assert_eq!(record["net"]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(record["inputs"][0]["manifest_sha256"].as_str().unwrap().len(), 64);
+    // A resume with another batch size would not continue the run: refused, naming the key.
+    let mut other = resume.clone();
+    let batch_size = other.iter().position(|a| *a == "256").unwrap();
+    other[batch_size] = "128";
+    let out = run_ferz(&other);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("run.json") && stderr.contains("train.batch_size = 256"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(run.join("net.nnue")).unwrap(), net);
 }
 
 #[test]

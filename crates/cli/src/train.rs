@@ -135,9 +135,10 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
         100.0 * outcome.optimizer_time.as_secs_f64() / seconds
     );
     println!(
-        "wrote {} and {}",
+        "wrote {}, {} and {}",
         outcome.net_path.display(),
-        config.output.dir.join(ferz_train::trainer::LOSS_FILE).display()
+        config.output.dir.join(ferz_train::trainer::LOSS_FILE).display(),
+        config.output.dir.join(ferz_train::run::RUN_FILE).display()
     );
     if outcome.completed {
         Ok(ExitCode::SUCCESS)

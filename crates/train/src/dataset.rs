@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use ferz_book::marlin::RECORD_SIZE as MARLIN_SIZE;
 use ferz_chess::{SplitMix64, Variant};
 use ferz_selfplay::dataset::{AnyManifest, open_verified};
-use ferz_selfplay::shard::FileKind;
+use ferz_selfplay::manifest::sha256_file;
+use ferz_selfplay::shard::{FileKind, MANIFEST_FILE};
 
 use crate::TrainError;
 use crate::config::NetVariant;
@@ -58,6 +59,21 @@ pub struct LoadSummary {
     pub validation_games: u64,
     /// Inputs whose records were shuffled when merged, so held out record by record.
     pub shuffled_inputs: Vec<PathBuf>,
+    /// Each input as read, in order: what pins the data of a run.
+    pub inputs: Vec<InputDigest>,
+}
+
+/// One input directory as a run read it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputDigest {
+    /// The directory as given.
+    pub path: PathBuf,
+    /// SHA-256 of its `manifest.json`, lower-case hex. The manifest holds every file's size and
+    /// SHA-256, which were checked before use, so this one hash pins every byte read.
+    pub manifest_sha256: String,
+    /// Positions of the net's variant taken from it.
+    pub positions: u64,
 }
 
 impl std::fmt::Display for LoadSummary {
@@ -106,6 +122,10 @@ pub fn load(
     let held_out = |rng: &mut SplitMix64| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < validation_fraction;
     for dir in inputs {
         let manifest = open_verified(dir)?;
+        let manifest_path = dir.join(MANIFEST_FILE);
+        let (manifest_sha256, _) =
+            sha256_file(&manifest_path).map_err(|source| TrainError::Io { path: manifest_path, source })?;
+        let records_before = data.summary.records;
         let shuffled = matches!(&manifest, AnyManifest::Dataset(m) if m.shuffle_seed.is_some());
         if shuffled {
             data.summary.shuffled_inputs.push(dir.clone());
@@ -145,6 +165,8 @@ pub fn load(
                 Ok(())
             })?;
         }
+        let positions = data.summary.records - records_before;
+        data.summary.inputs.push(InputDigest { path: dir.clone(), manifest_sha256, positions });
     }
     if data.train.len() >= crate::batch::MIRROR_BIT as usize {
         return Err(TrainError::NoData(format!(

@@ -5,7 +5,7 @@
 //! into feature indices; [`model`] is the float network with its sparse backward pass;
 //! [`batch`] spreads a batch over all cores; [`optimizer`] is AdamW with a cosine or step
 //! schedule; [`trainer::train`] runs the epochs, writing [`checkpoint`]s and quantised nets
-//! through [`export`]. What the trainer shares with the inference crate (the feature indices,
+//! through [`export`] and keeps the [`run`] record (inputs, settings, net hash). What the trainer shares with the inference crate (the feature indices,
 //! the quantisation and the file format) is taken from `ferz_nnue`; docs/train.md is the recipe.
 
 pub mod batch;
@@ -16,6 +16,7 @@ pub mod export;
 pub mod model;
 pub mod optimizer;
 pub mod record;
+pub mod run;
 pub mod trainer;
 
 use std::path::PathBuf;
@@ -51,6 +52,14 @@ pub enum TrainError {
     #[error("{}: {reason}", path.display())]
     Checkpoint {
         /// The checkpoint file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A run record that cannot be read, or a resume that would not continue its run.
+    #[error("{}: {reason}", path.display())]
+    Run {
+        /// The run record, `run.json`.
         path: PathBuf,
         /// What is wrong.
         reason: String,

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use ferz_chess::SplitMix64;
+use ferz_selfplay::manifest::sha256_file;
 
 use crate::TrainError;
 use crate::batch::{MIRROR_BIT, Workspace, gradient, mean_loss};
@@ -15,6 +16,7 @@ use crate::dataset::Dataset;
 use crate::export::write_net;
 use crate::model::Network;
 use crate::optimizer::{AdamW, learning_rate};
+use crate::run::{NetDigest, RUN_FILE, RunRecord};
 
 /// The checkpoint's file name in the output directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
@@ -87,6 +89,15 @@ pub fn train(
     let threads = config.threads();
     let lambda = config.train.lambda as f32;
     let mut state = start_state(config, &checkpoint_path, resume)?;
+    let run_path = out.join(RUN_FILE);
+    let mut run = RunRecord::new(config, data);
+    if resume && run_path.exists() {
+        let recorded = RunRecord::load(&run_path)?;
+        recorded.check_resume(&run).map_err(|reason| TrainError::Run { path: run_path.clone(), reason })?;
+        run.net = recorded.net;
+    }
+    // A run directory from before run records existed gets one now, from this resume's inputs.
+    run.save(&run_path)?;
     let initial_validation_loss = if resume {
         f64::NAN
     } else {
@@ -143,6 +154,7 @@ pub fn train(
             if stop.load(Ordering::Relaxed) && state.batch < batches {
                 state.to_checkpoint().save(&checkpoint_path)?;
                 write_net(&state.net, config.data.variant, &net_path)?;
+                record_net(&mut run, &run_path, &net_path, &state)?;
                 return Ok(Outcome {
                     completed: false,
                     initial_validation_loss,
@@ -169,6 +181,7 @@ pub fn train(
         state.loss_count = 0;
         state.to_checkpoint().save(&checkpoint_path)?;
         write_net(&state.net, config.data.variant, &net_path)?;
+        record_net(&mut run, &run_path, &net_path, &state)?;
         if config.output.keep_epoch_nets {
             let kept = out.join(format!("net-epoch{}.nnue", epoch + 1));
             write_net(&state.net, config.data.variant, &kept)?;
@@ -202,6 +215,7 @@ pub fn train(
     if reports.is_empty() {
         // A resume of a finished run: the net is rewritten so the output is complete.
         write_net(&state.net, config.data.variant, &net_path)?;
+        record_net(&mut run, &run_path, &net_path, &state)?;
     }
     Ok(Outcome {
         completed: true,
@@ -278,6 +292,14 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
         loss_sum: c.loss_sum,
         loss_count: c.loss_count,
     })
+}
+
+/// Puts the net just written, and where the run stands, into the run record.
+fn record_net(run: &mut RunRecord, run_path: &Path, net_path: &Path, state: &State) -> Result<(), TrainError> {
+    let (sha256, _) =
+        sha256_file(net_path).map_err(|source| TrainError::Io { path: net_path.to_path_buf(), source })?;
+    run.net = Some(NetDigest { file: NET_FILE.to_owned(), sha256, epochs: state.epoch, batches: state.batch });
+    run.save(run_path)
 }
 
 /// Appends a line to `loss.csv`, writing the header first when the file is new.

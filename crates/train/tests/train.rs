@@ -11,9 +11,11 @@ use ferz_chess::Color;
 use ferz_engine::Signals;
 use ferz_selfplay::config::{SelfplayConfig, VariantMix};
 use ferz_selfplay::dataset::open_verified;
+use ferz_selfplay::manifest::sha256_file;
 use ferz_selfplay::shard::{ShardSpec, run_shard};
 use ferz_train::config::{Activation, NetVariant};
 use ferz_train::dataset::load;
+use ferz_train::run::{RUN_FILE, RunRecord};
 use ferz_train::{EpochReport, Observer, TrainConfig, TrainError, train};
 
 /// A shard of chess, Chess960 and Shatranj games, played once for all tests.
@@ -152,10 +154,32 @@ fn a_stopped_run_resumes_to_the_same_weights() {
     // Without --resume the run directory is not overwritten.
     let err = train(&config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
     assert!(err.to_string().contains("--resume"), "{err}");
+    // A resume that would change the shuffles or the gradient sums is refused, naming the key.
+    let mut other = config.clone();
+    other.train.batch_size = 32;
+    let err = train(&other, &data, true, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
+    assert!(matches!(err, TrainError::Run { .. }) && err.to_string().contains("train.batch_size = 64"), "{err}");
+    other = config.clone();
+    other.train.threads = 1;
+    let err = train(&other, &data, true, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
+    assert!(err.to_string().contains("train.threads = 2"), "{err}");
+    let stopped_record = RunRecord::load(&dir.path().join(RUN_FILE)).unwrap();
+    let at_stop = stopped_record.net.as_ref().unwrap();
+    assert_eq!((at_stop.epochs, at_stop.batches), (1, 2));
     let resumed = train(&config, &data, true, &AtomicBool::new(false), &mut Watch::default()).unwrap();
     assert!(resumed.completed);
     assert_eq!(resumed.net, straight.net, "the resumed run took another path");
     assert_eq!(std::fs::read(&resumed.net_path).unwrap(), std::fs::read(&straight.net_path).unwrap());
+    // Both run records name the same data and the same net.
+    let record = RunRecord::load(&dir.path().join(RUN_FILE)).unwrap();
+    let straight_record = RunRecord::load(&straight_dir.path().join(RUN_FILE)).unwrap();
+    assert_eq!(record, straight_record);
+    let net = record.net.as_ref().unwrap();
+    assert_eq!((net.epochs, net.batches), (3, 0));
+    assert_eq!(net.sha256, sha256_file(&resumed.net_path).unwrap().0);
+    let manifest = shard().join("manifest.json");
+    assert_eq!(record.inputs[0].manifest_sha256, sha256_file(&manifest).unwrap().0);
+    assert_eq!(record.inputs[0].positions, (data.train.len() + data.validation.len()) as u64);
 
     // Another shape than the checkpoint's is refused.
     config.net.hidden = 8;

@@ -10,7 +10,7 @@
 # (packages gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user); otherwise the script says
 # what is missing and exits 0 without checking, so a machine without them can still run CI.
 #
-# Usage: scripts/aarch64-bench.sh   (builds target/release/ferz for the host if it is missing)
+# Usage: scripts/aarch64-bench.sh   (builds both release binaries; cargo skips an up-to-date one)
 #   DEPTH=10   the bench depth of both builds
 set -euo pipefail
 
@@ -36,7 +36,8 @@ fi
 
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
     cargo build --release --locked --quiet --target "$target" -p ferz
-[ -x target/release/ferz ] || cargo build --release --locked --quiet -p ferz
+# Always through cargo: a stale host binary would compare another tree.
+cargo build --release --locked --quiet -p ferz
 
 # `bench_nodes USE_NNUE COMMAND...`: the node count of COMMAND's bench, from its last line
 # (`<nodes> nodes <nps> nps`).

@@ -5,8 +5,9 @@
 //! into feature indices; [`model`] is the float network with its sparse backward pass;
 //! [`batch`] spreads a batch over all cores; [`optimizer`] is AdamW with a cosine or step
 //! schedule; [`trainer::train`] runs the epochs, writing [`checkpoint`]s and quantised nets
-//! through [`export`] and keeps the [`run`] record (inputs, settings, net hash). What the trainer shares with the inference crate (the feature indices,
-//! the quantisation and the file format) is taken from `ferz_nnue`; docs/train.md is the recipe.
+//! through [`export`] and keeps the [`run`] record (inputs, settings, net hash). What the
+//! trainer shares with the inference crate (the feature indices, the quantisation and the file
+//! format) is taken from `ferz_nnue`; docs/train.md is the recipe.
 
 pub mod batch;
 pub mod checkpoint;

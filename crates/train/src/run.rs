@@ -77,15 +77,15 @@ impl RunRecord {
 
     /// Reads the record at `path`.
     pub fn load(path: &Path) -> Result<RunRecord, TrainError> {
-        let record: RunRecord = ferz_selfplay::manifest::read_json(path)
-            .map_err(|reason| TrainError::Run { path: path.to_path_buf(), reason })?;
-        if record.format != RUN_FORMAT {
-            return Err(TrainError::Run {
-                path: path.to_path_buf(),
-                reason: format!("format {:?}, this trainer reads {RUN_FORMAT:?}", record.format),
-            });
+        let error = |reason: String| TrainError::Run { path: path.to_path_buf(), reason };
+        // The format first, so a record of another version says so rather than naming a field
+        // this version does not know.
+        let value: Value = ferz_selfplay::manifest::read_json(path).map_err(error)?;
+        let format = value.get("format").and_then(Value::as_str).unwrap_or("(none)");
+        if format != RUN_FORMAT {
+            return Err(error(format!("format {format:?}, this trainer reads {RUN_FORMAT:?}")));
         }
-        Ok(record)
+        serde_json::from_value(value).map_err(|e| error(e.to_string()))
     }
 
     /// Writes the record to `path` through a temporary file and a rename.
@@ -235,7 +235,8 @@ mod tests {
         let back = RunRecord::load(&path).unwrap();
         assert_eq!(back, run);
         assert_eq!(back.check_resume(&record(&config, &[("a", "11")])), Ok(()));
-        std::fs::write(&path, std::fs::read_to_string(&path).unwrap().replace(RUN_FORMAT, "ferz-train-run/9")).unwrap();
+        let newer = std::fs::read_to_string(&path).unwrap().replace(RUN_FORMAT, "ferz-train-run/9");
+        std::fs::write(&path, newer.replacen('{', "{\"field_of_later_versions\": 1,", 1)).unwrap();
         let err = RunRecord::load(&path).unwrap_err().to_string();
         assert!(err.contains("ferz-train-run/9") && err.contains(RUN_FILE), "{err}");
         std::fs::write(&path, "{ not json").unwrap();

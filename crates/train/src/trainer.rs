@@ -96,7 +96,8 @@ pub fn train(
         recorded.check_resume(&run).map_err(|reason| TrainError::Run { path: run_path.clone(), reason })?;
         run.net = recorded.net;
     }
-    // A run directory from before run records existed gets one now, from this resume's inputs.
+    // Written before the first batch: a fresh run's record, or a resume's once checked (a run
+    // directory from before run records existed gets one from this resume's inputs).
     run.save(&run_path)?;
     let initial_validation_loss = if resume {
         f64::NAN

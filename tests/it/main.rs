@@ -1,5 +1,6 @@
 //! System tests: the real `ferz` binary, run as a process.
 
+mod architecture;
 mod bot;
 mod bot_chat;
 mod bot_corr;

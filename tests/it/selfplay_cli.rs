@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ferz_book::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_chess::{Position, Variant};
+use ferz_dataset::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_tests::{TempDir, ferz_binary, run_ferz};
 
 const SETTINGS: &str = r#"
@@ -203,4 +203,96 @@ fn bad_settings_fail_at_start_with_the_key_and_file() {
     let output = run_ferz(&["data", "stats", dir.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
+}
+
+/// Rewrites a data file of a shard and records its new checksum in the manifest, as someone
+/// who damaged the file and "repaired" the manifest would: the bytes then verify, and only the
+/// meaning checks can tell.
+fn tamper(shard: &Path, name: &str, edit: impl FnOnce(&mut Vec<u8>)) {
+    let path = shard.join(name);
+    let mut bytes = std::fs::read(&path).unwrap();
+    edit(&mut bytes);
+    std::fs::write(&path, &bytes).unwrap();
+    let (sha, size) = ferz_dataset::manifest::sha256_file(&path).unwrap();
+    let manifest = shard.join("manifest.json");
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    let entry = json["files"].as_array_mut().unwrap().iter_mut().find(|f| f["name"] == name).unwrap();
+    entry["sha256"] = sha.into();
+    entry["bytes"] = size.into();
+    std::fs::write(&manifest, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+}
+
+#[test]
+fn datasets_are_checked_for_meaning_not_only_bytes() {
+    let dir = TempDir::new("dataset-meaning");
+    let config = dir.path().join("selfplay.toml");
+    std::fs::write(
+        &config,
+        "[run]\ngames = 4\nthreads = 1\nseed = 5\n[search]\nnodes = 300\nhash_mb = 2\n\
+         [opening]\nmultipv_plies = 0\nrandom_plies = 4\n[adjudication]\nmax_plies = 60\n",
+    )
+    .unwrap();
+    let out = dir.path().join("data");
+    let output = run_ferz(&["selfplay", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let pristine = out.join("shard-00000");
+    let copy = |name: &str| {
+        let to = dir.path().join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir(&pristine).unwrap().flatten() {
+            if entry.file_type().unwrap().is_file() {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+            }
+        }
+        to
+    };
+    let refused = |shard: &Path, expected: &[&str]| {
+        let shard = shard.to_str().unwrap();
+        let merged = dir.path().join("merged");
+        for args in [vec!["data", "stats", shard], vec!["data", "merge", merged.to_str().unwrap(), shard]] {
+            let output = run_ferz(&args);
+            let err = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{args:?} accepted it: {err}");
+            for word in expected {
+                assert!(err.contains(word), "{args:?}: {word:?} missing from {err}");
+            }
+            assert!(!merged.join("manifest.json").exists());
+        }
+    };
+    assert!(run_ferz(&["data", "stats", pristine.to_str().unwrap()]).status.success());
+
+    // The game count edited in the manifest: the totals and the PGN disagree with it.
+    let games = copy("games-edited");
+    let manifest = games.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap().replacen("\"games\": 4", "\"games\": 5", 1);
+    std::fs::write(&manifest, text).unwrap();
+    refused(&games, &["manifest.json", "5 games"]);
+
+    // A record's variant byte made impossible, its checksum recomputed.
+    let variant = copy("variant-byte");
+    tamper(&variant, "chess.marlin", |bytes| bytes[32 + 31] = 7);
+    refused(&variant, &["chess.marlin", "record 1", "byte 31 is 7"]);
+
+    // A chess record relabelled as Shatranj: decodable, but not of its file's variant.
+    let relabelled = copy("relabelled");
+    tamper(&relabelled, "chess.marlin", |bytes| bytes[31] = 2);
+    refused(&relabelled, &["chess.marlin", "record 0"]);
+
+    // A record cut off the end, checksum recomputed: the count no longer matches.
+    let short = copy("short");
+    tamper(&short, "chess.marlin", |bytes| bytes.truncate(bytes.len() - MARLIN_SIZE));
+    refused(&short, &["chess.marlin", "records, the manifest says"]);
+
+    // A text record damaged.
+    let text = copy("text");
+    tamper(&text, "chess.txt", |bytes| {
+        let at = bytes.iter().position(|&b| b == b'|').unwrap();
+        bytes[at] = b'#';
+    });
+    refused(&text, &["chess.txt", "line 1"]);
+
+    // The trainer refuses the edited manifest too.
+    let output = run_ferz(&["train", games.to_str().unwrap(), "--out", dir.path().join("net").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("5 games"), "{}", String::from_utf8_lossy(&output.stderr));
 }

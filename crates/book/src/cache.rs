@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, GameResult, Move, Position, Variant};
 
-use crate::marlin::{self, RECORD_SIZE, variant_of_tag, variant_tag};
+use ferz_dataset::marlin::{self, RECORD_SIZE, variant_of_tag, variant_tag};
 
 /// The value layout this build writes.
 pub const FORMAT_VERSION: u8 = 1;

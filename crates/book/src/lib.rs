@@ -2,12 +2,11 @@
 //! (which plays from it).
 //!
 //! It owns the sled [`cache::OpeningCache`] of searched opening positions, the Polyglot book
-//! format (keys, reader, writer, export: [`polyglot`]), and the 32-byte marlin position codec
-//! ([`marlin`]) that the cache stores positions in and datasets store training records in.
+//! format (keys, reader, writer, export: [`polyglot`]). The cache stores its positions as
+//! marlin records, the dataset format's codec (`ferz_dataset::marlin`).
 //!
-//! It knows positions and moves (`ferz-chess`) and nothing of search, games in progress, dataset
-//! files or the network.
+//! It knows positions and moves (`ferz-chess`) and the record codec, and nothing of search,
+//! games in progress, dataset files or the network.
 
 pub mod cache;
-pub mod marlin;
 pub mod polyglot;

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 use ferz_book::cache::OpeningCache;
-use ferz_selfplay::dataset;
-use ferz_selfplay::shard::variant_name;
+use ferz_dataset::layout::variant_name;
+use ferz_dataset::verify;
 
 /// `ferz data ...`.
 #[derive(Subcommand, Debug)]
@@ -70,15 +70,15 @@ pub enum CacheCommand {
 pub fn run_data(command: &DataCommand) -> anyhow::Result<()> {
     match command {
         DataCommand::Merge { out, shards, shuffle, seed } => {
-            let manifest = dataset::merge(out, shards, shuffle.then_some(*seed))?;
-            print!("{}", dataset::summary(&dataset::AnyManifest::Dataset(manifest)));
+            let manifest = verify::merge(out, shards, shuffle.then_some(*seed))?;
+            print!("{}", verify::summary(&verify::AnyManifest::Dataset(manifest)));
             println!("wrote {}", out.display());
         }
         DataCommand::Stats { dirs } => {
             for dir in dirs {
-                let manifest = dataset::open_verified(dir)?;
+                let manifest = verify::open_verified(dir)?;
                 println!("{}:", dir.display());
-                print!("{}", dataset::summary(&manifest));
+                print!("{}", verify::summary(&manifest));
             }
         }
     }

@@ -105,9 +105,7 @@ pub fn run(args: &SelfplayArgs) -> anyhow::Result<ExitCode> {
         Some(manifest) => {
             print!(
                 "{}",
-                ferz_selfplay::dataset::summary(&ferz_selfplay::dataset::AnyManifest::Shard(Box::new(
-                    manifest.clone()
-                )))
+                ferz_dataset::verify::summary(&ferz_dataset::verify::AnyManifest::Shard(Box::new(manifest.clone())))
             );
             println!("wrote {}", outcome.dir.display());
             Ok(ExitCode::SUCCESS)

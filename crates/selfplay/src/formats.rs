@@ -9,7 +9,7 @@
 //! # Marlin
 //!
 //! 32-byte marlinformat records with the variant in byte 31, written by
-//! [`ferz_book::marlin::encode`] (the codec's home, which the opening cache shares).
+//! [`ferz_dataset::marlin::encode`] (the codec's home, which the opening cache shares).
 
 use ferz_chess::{Color, GameResult, PgnMove, Position};
 

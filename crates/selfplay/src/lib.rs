@@ -5,17 +5,16 @@
 //! the sled opening cache of `ferz-book`; one writer appends the filtered positions in text and
 //! marlin form and every game as PGN, checkpointing so that a killed shard resumes without
 //! duplicating a game. Shards of one run derive disjoint seeds and book slices from their
-//! index, and [`dataset`] merges them back into one dataset after checking every checksum.
+//! index; `ferz_dataset` owns the format they are written in and merges them back into one dataset.
 //!
-//! It knows the engine, the rules and the opening cache (`ferz-book`); nothing of UCI processes,
-//! the bot or the network.
+//! It knows the engine, the rules, the dataset format (`ferz-dataset`) and the opening cache
+//! (`ferz-book`); nothing of UCI processes, the bot or the network.
 
+pub mod checkpoint;
 pub mod config;
-pub mod dataset;
 pub mod formats;
 pub mod game;
 pub mod journal;
-pub mod manifest;
 pub mod opening;
 pub mod shard;
 

@@ -164,7 +164,7 @@ mod tests {
             let moves = random_plies(&a.start, 4, &mut SplitMix64::derive(6, game));
             assert_eq!(moves, random_plies(&b.start, 4, &mut SplitMix64::derive(6, game)));
             assert_eq!(moves.len(), 4);
-            counts[ferz_book::marlin::variant_tag(a.variant) as usize] += 1;
+            counts[ferz_dataset::marlin::variant_tag(a.variant) as usize] += 1;
         }
         assert!(counts[2] > counts[0] && counts[2] > counts[1], "{counts:?}");
         assert!(counts.iter().all(|&c| c > 50), "{counts:?}");

@@ -26,24 +26,20 @@ use ferz_chess::{Color, GameResult, Position, Variant};
 use ferz_engine::nnue::LoadError;
 use ferz_engine::{Score, Signals};
 
+use crate::checkpoint::Checkpoint;
 use crate::config::{InvalidSetting, SelfplayConfig};
 use crate::formats::{pgn, text_line};
 use crate::game::{GameRecord, MoveSource, PlayStats, Player, Termination, search_nets, white_cp};
 use crate::journal::{JournalError, ShardCache, decode_journal, encode_game};
-use crate::manifest::{
-    CacheReport, Checkpoint, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
-};
 use crate::opening::{Book, BookError, draw_opening};
 use ferz_book::cache::{CacheError, OpeningCache};
-use ferz_book::marlin;
 use ferz_chess::SplitMix64;
+use ferz_dataset::layout::{CHECKPOINT_FILE, FileKind, MANIFEST_FILE, PGN_FILE, shard_dir, variant_name};
+use ferz_dataset::manifest::{
+    CacheReport, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file, write_json_atomic,
+};
+use ferz_dataset::marlin;
 
-/// The PGN file of a shard.
-pub const PGN_FILE: &str = "games.pgn";
-/// The manifest of a complete shard or dataset.
-pub const MANIFEST_FILE: &str = "manifest.json";
-/// The checkpoint of an unfinished shard.
-pub const CHECKPOINT_FILE: &str = "checkpoint.json";
 /// Zobrist keys already written (de-duplication across a resume); removed when complete.
 const KEYS_FILE: &str = "keys.bin";
 /// The opening-cache updates of the written games (see [`crate::journal`]); removed when
@@ -136,51 +132,6 @@ pub struct ShardOutcome {
     pub already_complete: bool,
 }
 
-/// The directory of a shard.
-#[must_use]
-pub fn shard_dir(out: &Path, index: u32) -> PathBuf {
-    out.join(format!("shard-{index:05}"))
-}
-
-/// The name used in file names and manifests.
-#[must_use]
-pub const fn variant_name(variant: Variant) -> &'static str {
-    match variant {
-        Variant::Chess => "chess",
-        Variant::Chess960 => "chess960",
-        Variant::Shatranj => "shatranj",
-    }
-}
-
-/// The kind of a data file, by its name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    /// `<variant>.txt`.
-    Text(Variant),
-    /// `<variant>.marlin`.
-    Marlin(Variant),
-    /// `games.pgn`.
-    Pgn,
-}
-
-impl FileKind {
-    /// The kind of a file name, if it is one of ours.
-    #[must_use]
-    pub fn of_name(name: &str) -> Option<FileKind> {
-        if name == PGN_FILE {
-            return Some(FileKind::Pgn);
-        }
-        let (stem, ext) = name.rsplit_once('.')?;
-        let variant =
-            [Variant::Chess, Variant::Chess960, Variant::Shatranj].into_iter().find(|&v| variant_name(v) == stem)?;
-        match ext {
-            "txt" => Some(FileKind::Text(variant)),
-            "marlin" => Some(FileKind::Marlin(variant)),
-            _ => None,
-        }
-    }
-}
-
 /// The data files a shard with these settings writes, in a fixed order.
 #[must_use]
 pub fn data_files(config: &SelfplayConfig) -> Vec<String> {
@@ -193,10 +144,10 @@ pub fn data_files(config: &SelfplayConfig) -> Vec<String> {
             continue;
         }
         if config.output.text {
-            names.push(format!("{}.txt", variant_name(variant)));
+            names.push(FileKind::Text(variant).file_name());
         }
         if config.output.marlin {
-            names.push(format!("{}.marlin", variant_name(variant)));
+            names.push(FileKind::Marlin(variant).file_name());
         }
     }
     if config.output.pgn {
@@ -678,7 +629,7 @@ fn finish(
         cache: cache_report(stats, earlier_cache),
         nodes: earlier_nodes + stats.nodes.load(Ordering::Relaxed),
         seconds,
-        settings: config.clone(),
+        settings: serde_json::to_value(config).map_err(|e| io_error(&writer.dir)(std::io::Error::other(e)))?,
         files: entries,
     };
     let path = writer.dir.join(MANIFEST_FILE);

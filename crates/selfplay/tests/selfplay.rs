@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use ferz_book::cache::OpeningCache;
-use ferz_book::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_chess::{Game, Position, Variant};
+use ferz_dataset::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
+use ferz_dataset::verify::{self as dataset, AnyManifest};
 use ferz_engine::Signals;
 use ferz_selfplay::config::{SelfplayConfig, VariantMix};
-use ferz_selfplay::dataset::{self, AnyManifest};
 use ferz_selfplay::shard::{ShardSpec, run_shard};
 
 fn small_config(out: &Path) -> SelfplayConfig {
@@ -172,7 +172,7 @@ fn a_stopped_shard_resumes_into_the_same_dataset() {
     std::fs::write(&part, bytes).unwrap();
     let resumed = run_shard(&config, shard0(), true, &Signals::default(), &mut |_| {}).unwrap().manifest.unwrap();
     assert_eq!(resumed.tally, straight.tally);
-    let names = |m: &ferz_selfplay::manifest::ShardManifest| {
+    let names = |m: &ferz_dataset::manifest::ShardManifest| {
         m.files.iter().map(|f| (f.name.clone(), f.sha256.clone())).collect::<Vec<_>>()
     };
     // The PGN carries the date, which may differ across midnight; the data files must match.
@@ -192,7 +192,7 @@ fn a_stopped_shard_resumes_into_the_same_dataset() {
 }
 
 /// The data files' names and checksums (not the PGN, whose date may change at midnight).
-fn data_checksums(manifest: &ferz_selfplay::manifest::ShardManifest) -> Vec<(String, String)> {
+fn data_checksums(manifest: &ferz_dataset::manifest::ShardManifest) -> Vec<(String, String)> {
     manifest.files.iter().filter(|f| !f.name.ends_with(".pgn")).map(|f| (f.name.clone(), f.sha256.clone())).collect()
 }
 
@@ -260,7 +260,7 @@ fn shards_merge_into_one_checked_dataset() {
     config.run.games = 3;
     config.run.threads = 1;
     let mut shards: Vec<PathBuf> = Vec::new();
-    let mut total = ferz_selfplay::manifest::Tally::default();
+    let mut total = ferz_dataset::manifest::Tally::default();
     for index in 0..2 {
         let outcome =
             run_shard(&config, ShardSpec { index, count: 2 }, false, &Signals::default(), &mut |_| {}).unwrap();
@@ -283,7 +283,7 @@ fn shards_merge_into_one_checked_dataset() {
     text.push(' ');
     std::fs::write(&pgn, text).unwrap();
     let tampered = dataset::merge(&dir.path().join("m3"), &shards, None).unwrap_err();
-    assert!(tampered.reason.contains("games.pgn"), "{tampered}");
+    assert!(tampered.to_string().contains("games.pgn"), "{tampered}");
     assert!(!dir.path().join("m3").join("manifest.json").exists());
 }
 

@@ -4,7 +4,7 @@
 //! `cargo run --release -p ferz-train --example compare -- <net.nnue> <lambda> <dataset dir>...`
 //! (the split uses the defaults of `config/train.toml`: 5 % of the games, seed 1).
 
-use ferz_book::marlin::decode as read_marlin;
+use ferz_dataset::marlin::decode as read_marlin;
 use ferz_train::config::{DataConfig, NetVariant};
 use ferz_train::dataset::load;
 use ferz_train::record::{decode, sigmoid};

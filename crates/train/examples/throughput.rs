@@ -31,7 +31,7 @@ fn main() {
     let direct = records.len() as f64 / start.elapsed().as_secs_f64();
     let start = Instant::now();
     for r in records {
-        let pos = ferz_book::marlin::decode(black_box(r)).unwrap().position;
+        let pos = ferz_dataset::marlin::decode(black_box(r)).unwrap().position;
         let stm: Vec<usize> = ferz_nnue::features::active(&pos, pos.turn()).collect();
         let nstm: Vec<usize> = ferz_nnue::features::active(&pos, !pos.turn()).collect();
         black_box((stm, nstm));

@@ -156,9 +156,9 @@ pub fn mean_loss(net: &Network, records: &[Record], lambda: f32, threads: usize)
 mod tests {
     use super::*;
     use crate::config::Activation;
-    use ferz_book::marlin::encode as marlin_record;
     use ferz_chess::{Color, GameResult};
     use ferz_chess::{Position, Variant};
+    use ferz_dataset::marlin::encode as marlin_record;
 
     fn records() -> Vec<Record> {
         let mut pos = Position::new(Variant::Chess);

@@ -1,7 +1,7 @@
 //! Loading self-play datasets for training: verified, filtered by variant, split by game.
 //!
 //! Inputs are shard or merged-dataset directories; each is opened with
-//! [`ferz_selfplay::dataset::open_verified`], which checks every file against the manifest's
+//! [`ferz_dataset::verify::open_verified`], which checks every file against the manifest's
 //! size and SHA-256 before a byte is used. Marlin files are streamed in blocks; every record
 //! is decoded once here, so a corrupt record stops the run before training with its file and
 //! index, and records whose variant byte is not the net's are skipped and counted.
@@ -20,11 +20,11 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use ferz_book::marlin::RECORD_SIZE as MARLIN_SIZE;
 use ferz_chess::{SplitMix64, Variant};
-use ferz_selfplay::dataset::{AnyManifest, open_verified};
-use ferz_selfplay::manifest::sha256_file;
-use ferz_selfplay::shard::{FileKind, MANIFEST_FILE};
+use ferz_dataset::layout::{FileKind, MANIFEST_FILE};
+use ferz_dataset::manifest::sha256_file;
+use ferz_dataset::marlin::RECORD_SIZE as MARLIN_SIZE;
+use ferz_dataset::verify::{AnyManifest, open_verified};
 
 use crate::TrainError;
 use crate::config::NetVariant;

@@ -1,12 +1,12 @@
 //! Marlin records straight to feature indices, without building a `Position`.
 //!
-//! The layout is `ferz_book::marlin`'s (32 bytes, white-relative, the variant in byte 31).
-//! Building a [`ferz_chess::Position`] through [`ferz_book::marlin::decode`] means a
+//! The layout is `ferz_dataset::marlin`'s (32 bytes, white-relative, the variant in byte 31).
+//! Building a [`ferz_chess::Position`] through [`ferz_dataset::marlin::decode`] means a
 //! FEN string and a parse per record; reading the occupancy and the nibbles directly is what
 //! keeps decoding a small part of a training step (docs/train.md has the measurement).
 
-use ferz_book::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_chess::{Color, Piece, Role, Square};
+use ferz_dataset::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 
 /// Most pieces a record can hold.
 pub const MAX_PIECES: usize = 32;
@@ -145,9 +145,9 @@ pub fn decode(record: &[u8; MARLIN_SIZE]) -> Result<Sample, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferz_book::marlin::{decode as read_marlin, encode as marlin_record};
     use ferz_chess::{Color, GameResult};
     use ferz_chess::{Position, ShatranjArray, Variant};
+    use ferz_dataset::marlin::{decode as read_marlin, encode as marlin_record};
 
     /// The features the slow way: through a `Position` and its piece list.
     fn features_of(pos: &Position, perspective: Color) -> Vec<u16> {

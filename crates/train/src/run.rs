@@ -80,7 +80,7 @@ impl RunRecord {
         let error = |reason: String| TrainError::Run { path: path.to_path_buf(), reason };
         // The format first, so a record of another version says so rather than naming a field
         // this version does not know.
-        let value: Value = ferz_selfplay::manifest::read_json(path).map_err(error)?;
+        let value: Value = ferz_dataset::manifest::read_json(path).map_err(error)?;
         let format = value.get("format").and_then(Value::as_str).unwrap_or("(none)");
         if format != RUN_FORMAT {
             return Err(error(format!("format {format:?}, this trainer reads {RUN_FORMAT:?}")));
@@ -90,7 +90,7 @@ impl RunRecord {
 
     /// Writes the record to `path` through a temporary file and a rename.
     pub fn save(&self, path: &Path) -> Result<(), TrainError> {
-        ferz_selfplay::manifest::write_json_atomic(path, self)
+        ferz_dataset::manifest::write_json_atomic(path, self)
             .map_err(|source| TrainError::Io { path: path.to_path_buf(), source })
     }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use ferz_chess::SplitMix64;
-use ferz_selfplay::manifest::sha256_file;
+use ferz_dataset::manifest::sha256_file;
 
 use crate::TrainError;
 use crate::batch::{MIRROR_BIT, Workspace, gradient, mean_loss};

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ferz_book::marlin::{RECORD_SIZE as MARLIN_SIZE, decode as read_marlin};
 use ferz_chess::Color;
+use ferz_dataset::manifest::sha256_file;
+use ferz_dataset::marlin::{RECORD_SIZE as MARLIN_SIZE, decode as read_marlin};
+use ferz_dataset::verify::open_verified;
 use ferz_engine::Signals;
 use ferz_selfplay::config::{SelfplayConfig, VariantMix};
-use ferz_selfplay::dataset::open_verified;
-use ferz_selfplay::manifest::sha256_file;
 use ferz_selfplay::shard::{ShardSpec, run_shard};
 use ferz_train::config::{Activation, NetVariant};
 use ferz_train::dataset::load;

@@ -1,4 +1,12 @@
-//! Datasets made of shards: checking them, merging them, summarising them.
+//! Opening a shard or dataset directory so that its contents can be trusted, merging shards,
+//! summarising them.
+//!
+//! [`open_verified`] checks bytes and meaning: every file's size and SHA-256 against the
+//! manifest, then what the files hold against what the manifest says they hold (records per
+//! file, every marlin record decodable and of its file's variant, text records well formed,
+//! games in the PGN) and the totals against each other. A manifest edited by hand, or a file
+//! whose checksum was recomputed after it was damaged, is refused with the file and the count
+//! or record that disagrees.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
@@ -7,12 +15,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::layout::{CHECKPOINT_FILE, FileKind, MANIFEST_FILE, variant_name};
 use crate::manifest::{
     DATASET_FORMAT, DatasetManifest, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file,
     verify_files, write_json_atomic,
 };
-use crate::shard::{FileKind, MANIFEST_FILE};
-use ferz_book::marlin::RECORD_SIZE;
+use crate::marlin::{self, RECORD_SIZE};
 use ferz_chess::SplitMix64;
 
 /// A dataset or shard that cannot be used, with the path and the reason.
@@ -25,8 +33,15 @@ pub struct DatasetError {
     pub reason: String,
 }
 
+impl DatasetError {
+    /// The error of `path`.
+    pub fn new(path: &Path, reason: impl Into<String>) -> DatasetError {
+        DatasetError { path: path.display().to_string(), reason: reason.into() }
+    }
+}
+
 fn error(path: &Path, reason: impl Into<String>) -> DatasetError {
-    DatasetError { path: path.display().to_string(), reason: reason.into() }
+    DatasetError::new(path, reason)
 }
 
 /// A directory's manifest: a shard's or a merged dataset's.
@@ -67,21 +82,142 @@ struct FormatOnly {
 pub fn open_verified(dir: &Path) -> Result<AnyManifest, DatasetError> {
     let path = dir.join(MANIFEST_FILE);
     if !path.exists() {
-        let hint = if dir.join(crate::shard::CHECKPOINT_FILE).exists() {
+        let hint = if dir.join(CHECKPOINT_FILE).exists() {
             "the shard is not complete (it has a checkpoint but no manifest.json); finish it with --resume"
         } else {
             "no manifest.json: not a ferz shard or dataset"
         };
         return Err(error(dir, hint));
     }
-    let format: FormatOnly = read_json(&path).map_err(|reason| error(dir, reason))?;
+    let format: FormatOnly = read_json(&path).map_err(|reason| error(&path, reason))?;
     let manifest = match format.format.as_str() {
-        SHARD_FORMAT => AnyManifest::Shard(Box::new(read_json(&path).map_err(|reason| error(dir, reason))?)),
-        DATASET_FORMAT => AnyManifest::Dataset(read_json(&path).map_err(|reason| error(dir, reason))?),
-        other => return Err(error(dir, format!("unknown manifest format {other:?}"))),
+        SHARD_FORMAT => AnyManifest::Shard(Box::new(read_json(&path).map_err(|reason| error(&path, reason))?)),
+        DATASET_FORMAT => AnyManifest::Dataset(read_json(&path).map_err(|reason| error(&path, reason))?),
+        other => return Err(error(&path, format!("unknown manifest format {other:?}"))),
     };
-    verify_files(dir, manifest.files()).map_err(|reason| error(dir, reason))?;
+    verify_files(dir, manifest.files())?;
+    check_meaning(dir, &manifest)?;
     Ok(manifest)
+}
+
+/// Checks what the files hold against what the manifest says: each file's record count, each
+/// record's form, and the totals against each other and against the files.
+fn check_meaning(dir: &Path, manifest: &AnyManifest) -> Result<(), DatasetError> {
+    let tally = manifest.tally();
+    let disagree = |what: String| error(&dir.join(MANIFEST_FILE), what);
+    let outcomes = tally.white_wins + tally.draws + tally.black_wins;
+    if outcomes != tally.games {
+        return Err(disagree(format!(
+            "{} games, but {} white wins + {} draws + {} black wins = {outcomes}",
+            tally.games, tally.white_wins, tally.draws, tally.black_wins
+        )));
+    }
+    for (what, sum) in [
+        ("games_by_variant", tally.games_by_variant.values().sum::<u64>()),
+        ("terminations", tally.terminations.values().sum()),
+    ] {
+        if sum != tally.games {
+            return Err(disagree(format!("{} games, but {what} adds up to {sum}", tally.games)));
+        }
+    }
+    for entry in manifest.files() {
+        let path = dir.join(&entry.name);
+        let kind = FileKind::of_name(&entry.name)
+            .ok_or_else(|| disagree(format!("lists {:?}, which is not a dataset file", entry.name)))?;
+        let found = count_records(&path, kind)?;
+        if found != entry.records {
+            return Err(error(&path, format!("holds {found} records, the manifest says {}", entry.records)));
+        }
+        let expected = match kind {
+            FileKind::Pgn => tally.games,
+            FileKind::Text(v) | FileKind::Marlin(v) => {
+                tally.positions_by_variant.get(variant_name(v)).copied().unwrap_or(0)
+            }
+        };
+        if found != expected {
+            let what = if kind == FileKind::Pgn { "games" } else { "positions of its variant" };
+            return Err(error(&path, format!("holds {found} records, the manifest's totals say {expected} {what}")));
+        }
+    }
+    Ok(())
+}
+
+/// Counts a file's records, checking each: marlin records must decode and be of the file's
+/// variant, text lines must read `<FEN> | <score> | <result>`, PGN games are counted by their
+/// `[Event` tags.
+fn count_records(path: &Path, kind: FileKind) -> Result<u64, DatasetError> {
+    let io = |e: std::io::Error| error(path, e.to_string());
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+    match kind {
+        FileKind::Marlin(variant) => {
+            let mut record = [0u8; RECORD_SIZE];
+            let mut index = 0u64;
+            loop {
+                match read_record(&mut reader, &mut record).map_err(io)? {
+                    0 => return Ok(index),
+                    RECORD_SIZE => {}
+                    n => return Err(error(path, format!("ends {n} bytes into record {index} (records are 32 bytes)"))),
+                }
+                let decoded = marlin::decode(&record).map_err(|e| error(path, format!("record {index}: {e}")))?;
+                if decoded.variant != variant {
+                    return Err(error(
+                        path,
+                        format!(
+                            "record {index} is a {} position in the {} file",
+                            variant_name(decoded.variant),
+                            variant_name(variant)
+                        ),
+                    ));
+                }
+                index += 1;
+            }
+        }
+        FileKind::Text(_) => {
+            let mut count = 0u64;
+            for line in std::io::BufRead::lines(reader) {
+                let line = line.map_err(io)?;
+                count += 1;
+                check_text_record(&line).map_err(|reason| error(path, format!("line {count}: {reason}")))?;
+            }
+            Ok(count)
+        }
+        FileKind::Pgn => {
+            let mut count = 0u64;
+            for line in std::io::BufRead::lines(reader) {
+                count += u64::from(line.map_err(io)?.starts_with("[Event \""));
+            }
+            Ok(count)
+        }
+    }
+}
+
+/// Fills `record` from `reader`; returns the bytes read (fewer than 32 only at the end).
+fn read_record(reader: &mut impl Read, record: &mut [u8; RECORD_SIZE]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < RECORD_SIZE {
+        match reader.read(&mut record[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// Checks the form of a text record: `<FEN> | <score> | <result>`.
+fn check_text_record(line: &str) -> Result<(), String> {
+    let mut fields = line.split(" | ");
+    let (Some(fen), Some(score), Some(result), None) = (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Err(format!("{line:?} is not `<FEN> | <score> | <result>`"));
+    };
+    if fen.split(' ').count() != 6 {
+        return Err(format!("{fen:?} is not a six-field FEN"));
+    }
+    score.parse::<i32>().map_err(|_| format!("score {score:?} is not a whole number of centipawns"))?;
+    if !matches!(result, "1.0" | "0.5" | "0.0") {
+        return Err(format!("result {result:?} is not 1.0, 0.5 or 0.0"));
+    }
+    Ok(())
 }
 
 /// Merges complete shards into `out`: every file kind concatenated in shard order, or its

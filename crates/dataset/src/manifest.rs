@@ -1,14 +1,14 @@
-//! What a shard wrote: `manifest.json` (complete shards) and `checkpoint.json` (running or
-//! interrupted ones), and the file helpers that keep both trustworthy.
+//! `manifest.json` of a complete shard or merged dataset, and the file helpers that keep it
+//! (and every other JSON record of ferz's runs) trustworthy: atomic writes and SHA-256.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::config::SelfplayConfig;
+use crate::verify::DatasetError;
+use sha2::{Digest, Sha256};
 
 /// The `format` value of shard manifests this build writes and reads.
 pub const SHARD_FORMAT: &str = "ferz-selfplay-shard/1";
@@ -116,8 +116,9 @@ pub struct ShardManifest {
     pub nodes: u64,
     /// Seconds of play (summed over resumed sessions).
     pub seconds: f64,
-    /// The settings the shard was played with.
-    pub settings: SelfplayConfig,
+    /// The settings the shard was played with, as its writer records them (`ferz selfplay`'s
+    /// settings file as a tree), so that anyone can play the shard again.
+    pub settings: serde_json::Value,
     /// The files, with sizes and checksums.
     pub files: Vec<FileEntry>,
 }
@@ -137,31 +138,6 @@ pub struct DatasetManifest {
     pub files: Vec<FileEntry>,
 }
 
-/// `checkpoint.json`: how far an unfinished shard got, to resume without duplicating a game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Checkpoint {
-    /// The settings in force; a resume with other settings is refused.
-    pub settings: SelfplayConfig,
-    /// Shard index and count.
-    pub shard: (u32, u32),
-    /// Games written (games `0..games_done` are in the files).
-    pub games_done: u64,
-    /// Valid length and records of each part file at that point.
-    pub files: BTreeMap<String, (u64, u64)>,
-    /// Totals at that point.
-    pub tally: Tally,
-    /// Opening-cache figures at that point.
-    pub cache: CacheReport,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// Seconds of play so far.
-    pub seconds: f64,
-    /// Names this run of the shard in its opening cache (see [`crate::journal`]); 0 in
-    /// checkpoints written before the journal existed.
-    #[serde(default)]
-    pub cache_token: u64,
-}
-
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so readers
 /// see the old file or the new one, never half of one.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
@@ -173,10 +149,11 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Resul
     std::fs::rename(&tmp, path)
 }
 
-/// Reads a JSON file written by [`write_json_atomic`], with the path in the error.
+/// Reads a JSON file written by [`write_json_atomic`]. The error is the reason alone: every
+/// caller names the file in its own error.
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
 }
 
 /// SHA-256 of a file, lower-case hex, and its size.
@@ -202,16 +179,20 @@ pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
     Ok((hex, size))
 }
 
-/// Checks every file of a manifest against its recorded size and checksum.
-pub fn verify_files(dir: &Path, files: &[FileEntry]) -> Result<(), String> {
+/// Checks every file of a manifest against its recorded size and checksum; the error names
+/// the file.
+pub fn verify_files(dir: &Path, files: &[FileEntry]) -> Result<(), DatasetError> {
     for entry in files {
         let path = dir.join(&entry.name);
-        let (sha, size) = sha256_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (sha, size) = sha256_file(&path).map_err(|e| DatasetError::new(&path, e.to_string()))?;
         if size != entry.bytes {
-            return Err(format!("{}: {size} bytes, the manifest says {}", path.display(), entry.bytes));
+            return Err(DatasetError::new(&path, format!("{size} bytes, the manifest says {}", entry.bytes)));
         }
         if sha != entry.sha256 {
-            return Err(format!("{}: checksum {sha} differs from the manifest's {}", path.display(), entry.sha256));
+            return Err(DatasetError::new(
+                &path,
+                format!("checksum {sha} differs from the manifest's {}", entry.sha256),
+            ));
         }
     }
     Ok(())
@@ -232,7 +213,7 @@ mod tests {
         let entry = FileEntry { name: "abc".into(), bytes: 3, records: 1, sha256: sha };
         verify_files(dir.path(), std::slice::from_ref(&entry)).unwrap();
         std::fs::write(&path, "abd").unwrap();
-        assert!(verify_files(dir.path(), &[entry]).unwrap_err().contains("checksum"));
+        assert!(verify_files(dir.path(), &[entry]).unwrap_err().reason.contains("checksum"));
     }
 
     #[test]
@@ -244,6 +225,6 @@ mod tests {
         assert_eq!(back.games, 3);
         assert!(!dir.path().join("t.json.tmp").exists());
         std::fs::write(&path, "{").unwrap();
-        assert!(read_json::<Tally>(&path).unwrap_err().contains("t.json"));
+        assert!(read_json::<Tally>(&path).unwrap_err().contains("EOF"));
     }
 }

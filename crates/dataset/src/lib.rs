@@ -1,0 +1,21 @@
+//! The ferz dataset format: what a self-play shard or a merged dataset holds on disk and how a
+//! reader trusts it.
+//!
+//! - [`marlin`]: the 32-byte position record (the codec the opening cache shares for its keys);
+//! - [`layout`]: the file names of a shard or dataset directory and their kinds;
+//! - [`manifest`]: `manifest.json` (totals, files with sizes and SHA-256) and the atomic JSON and
+//!   checksum helpers every writer uses;
+//! - [`verify`]: opening a directory (every byte checked against the manifest, and the manifest's
+//!   counts against what the files hold), merging shards, and the summary `ferz data stats` prints.
+//!
+//! Self-play writes this format, `ferz data` and the trainer read it. It knows positions
+//! (`ferz-chess`) and nothing of search, the opening cache's store or the network.
+
+pub mod layout;
+pub mod manifest;
+pub mod marlin;
+pub mod verify;
+
+pub use layout::FileKind;
+pub use manifest::{DatasetManifest, FileEntry, ShardManifest, Tally};
+pub use verify::{AnyManifest, DatasetError, open_verified};

@@ -8,6 +8,7 @@ mod arena;
 mod bot;
 mod bot_log;
 mod data;
+mod loop_run;
 mod perft;
 mod selfplay;
 mod settings;
@@ -63,13 +64,16 @@ enum Command {
     Match(Box<arena::MatchArgs>),
     /// Run a Lichess (or PyChess) BOT account until Ctrl-C; the token comes from LICHESS_BOT_TOKEN.
     Bot(bot::BotArgs),
+    /// Improve a net generation by generation: self-play, training, an SPRT gate, promotion.
+    Loop(loop_run::LoopArgs),
 }
 
 /// The exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it),
 /// shared by `ferz selfplay`, `ferz train` and `ferz match`.
 const EXIT_INTERRUPTED: u8 = 130;
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "train", "data", "cache", "bot", "help"];
+const SUBCOMMANDS: &[&str] =
+    &["uci", "bench", "perft", "match", "selfplay", "train", "data", "cache", "bot", "loop", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Cache(command) => report(data::run_cache(&command).map(|()| ExitCode::SUCCESS)),
         Command::Match(args) => arena::run(*args),
         Command::Bot(args) => report(bot::run(&args)),
+        Command::Loop(args) => report(loop_run::run(&args)),
     }
 }
 

@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::verify::DatasetError;
 use sha2::{Digest, Sha256};
@@ -196,6 +197,32 @@ pub fn verify_files(dir: &Path, files: &[FileEntry]) -> Result<(), DatasetError>
         }
     }
     Ok(())
+}
+
+/// The first leaf where two records of settings differ, as (dotted key, old value, new value):
+/// what a resume that would not continue its run names. `key` is the prefix of the keys (empty
+/// at the top).
+pub fn first_difference(was: &Value, now: &Value, key: &str) -> Option<(String, String, String)> {
+    match (was, now) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let child = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => first_difference(x, y, &child),
+                    (x, y) => Some((child, shown(x), shown(y))),
+                }
+            })
+        }
+        _ if was == now => None,
+        _ => Some((key.to_owned(), was.to_string(), now.to_string())),
+    }
+}
+
+fn shown(value: Option<&Value>) -> String {
+    value.map_or_else(|| "(absent)".to_owned(), Value::to_string)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 
 use std::path::Path;
 
+use ferz_dataset::manifest::first_difference;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -142,30 +143,6 @@ fn weight_settings(config: &TrainConfig) -> Value {
         data.remove("inputs");
     }
     value
-}
-
-/// The first leaf where `was` and `now` differ, as (dotted key, old value, new value).
-fn first_difference(was: &Value, now: &Value, key: &str) -> Option<(String, String, String)> {
-    match (was, now) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|k| {
-                let child = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
-                match (a.get(k), b.get(k)) {
-                    (Some(x), Some(y)) => first_difference(x, y, &child),
-                    (x, y) => Some((child, shown(x), shown(y))),
-                }
-            })
-        }
-        _ if was == now => None,
-        _ => Some((key.to_owned(), was.to_string(), now.to_string())),
-    }
-}
-
-fn shown(value: Option<&Value>) -> String {
-    value.map_or_else(|| "(absent)".to_owned(), Value::to_string)
 }
 
 #[cfg(test)]

@@ -1,0 +1,121 @@
+//! `ferz loop`: the improvement loop in a directory, and its report.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use ferz_loop::{Control, LoopConfig, Progress, Stopped};
+
+use crate::settings;
+
+/// Arguments of `ferz loop`.
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct LoopArgs {
+    /// What else to do with a loop directory.
+    #[command(subcommand)]
+    action: Option<LoopAction>,
+    /// The loop directory (created on the first run; every later run continues it).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Settings file; without it `config/loop.toml` is read when it exists, else the built-in
+    /// defaults. A loop keeps the settings it began with (but for when to stop and how many
+    /// cores to use).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Stop after this many generations in all (overrides `loop.generations`).
+    #[arg(long)]
+    generations: Option<u32>,
+}
+
+/// `ferz loop <action>`.
+#[derive(Subcommand, Debug)]
+pub enum LoopAction {
+    /// Write the report (report.md and report.html) of a loop directory from its ledger.
+    Report {
+        /// The loop directory.
+        dir: PathBuf,
+    },
+}
+
+/// Runs `ferz loop`.
+pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
+    if let Some(LoopAction::Report { dir }) = &args.action {
+        let ledger = ferz_loop::Ledger::load(dir)?
+            .with_context(|| format!("{}: no ledger.json: not a loop directory", dir.display()))?;
+        ferz_loop::report::write(dir, &ledger)?;
+        print!("{}", ferz_loop::report::markdown(&ledger));
+        println!("wrote {} and {}", dir.join("report.md").display(), dir.join("report.html").display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let dir = args.dir.clone().context("give the loop directory: ferz loop DIR")?;
+    let env: std::collections::HashMap<String, String> = std::env::vars().collect();
+    let (mut config, origin): (LoopConfig, String) =
+        settings::load(args.config.as_deref(), std::path::Path::new("config/loop.toml"), &env)?;
+    if let Some(generations) = args.generations {
+        config.run.generations = generations;
+    }
+    config.validate()?;
+    let ferz = std::env::current_exe().context("cannot find the ferz executable")?;
+
+    let control = Arc::new(Control::default());
+    let presses = AtomicU32::new(0);
+    let handler = Arc::clone(&control);
+    ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            eprintln!("stopping: the stage in progress stops where it can continue (Ctrl-C again quits at once)");
+            handler.stop();
+        } else {
+            std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
+        }
+    })
+    .context("installing the Ctrl-C / SIGTERM handler")?;
+
+    eprintln!(
+        "ferz loop: {} ({:?} net, seed {}), settings from {origin}",
+        dir.display(),
+        config.run.net,
+        config.run.seed
+    );
+    let mut last_games = Instant::now() - Duration::from_secs(60);
+    let stopped = ferz_loop::run(&dir, &config, &ferz, &control, &mut |progress| match progress {
+        Progress::Stage { generation, stage, detail } => eprintln!("generation {generation}: {stage} {detail}"),
+        Progress::Games { generation, shard, done, total } => {
+            if last_games.elapsed() >= Duration::from_secs(30) || done == total {
+                last_games = Instant::now();
+                eprintln!("generation {generation}: selfplay shard {shard}: {done}/{total} games");
+            }
+        }
+        Progress::Finished(record) => {
+            let gate = &record.gate;
+            println!(
+                "generation {}: {} positions, gate {:+.1} ± {:.1} Elo over {} games, LLR {:.2}: {}",
+                record.generation,
+                record.data.positions,
+                gate.elo,
+                (gate.elo_high - gate.elo_low) / 2.0,
+                gate.games,
+                gate.llr,
+                if record.promoted { "promoted" } else { "not promoted" }
+            );
+        }
+    })?;
+    match stopped {
+        Stopped::Generations(n) => {
+            println!("stopped: {n} generations finished; report in {}", dir.join("report.html").display())
+        }
+        Stopped::Plateau(n) => println!(
+            "stopped: {n} candidates in a row were not promoted; report in {}",
+            dir.join("report.html").display()
+        ),
+        Stopped::Asked => {
+            eprintln!("stopped; run the same command again to continue {}", dir.display());
+            return Ok(ExitCode::from(crate::EXIT_INTERRUPTED));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,273 @@
+//! `config/loop.toml`: what a loop plays, trains and gates each generation, and when it stops.
+//!
+//! The sections name the few settings a loop is steered by; everything else of self-play and
+//! training keeps its defaults, and each generation records the complete settings it ran with
+//! (`gen-NNNN/selfplay.json`, the training run's `run.json`) so that it can be run again.
+
+use std::path::PathBuf;
+
+use ferz_settings::{InvalidSetting, at_least, check, in_range};
+use serde::{Deserialize, Serialize};
+
+/// Everything a loop needs to know.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LoopConfig {
+    /// The net, the seed, the start and the stop.
+    #[serde(rename = "loop")]
+    pub run: RunSettings,
+    /// Each generation's self-play.
+    pub selfplay: SelfplaySettings,
+    /// Each generation's training.
+    pub train: TrainSettings,
+    /// Each candidate's match against the best net.
+    pub gate: GateSettings,
+}
+
+/// Which family of rules a loop improves the net of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetFamily {
+    /// The chess net: trained on chess and Chess960 games, gated in chess.
+    Chess,
+    /// The Shatranj net.
+    Shatranj,
+}
+
+/// What generation 0 (the first best net) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartingPoint {
+    /// The net embedded in the binary.
+    Embedded,
+    /// The hand-tuned evaluation (no net).
+    HandTuned,
+}
+
+/// `[loop]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunSettings {
+    /// The net the loop improves.
+    pub net: NetFamily,
+    /// The loop's seed: every generation's self-play, training and gate seeds derive from it
+    /// and the generation's number.
+    pub seed: u64,
+    /// Generation 0: the embedded net or the hand-tuned evaluation.
+    pub start: StartingPoint,
+    /// Stop after this many generations (0: never).
+    pub generations: u32,
+    /// Stop after this many generations in a row whose candidate was not promoted (0: never).
+    pub plateau: u32,
+    /// Threads for self-play and training; 0 = one per CPU.
+    pub threads: usize,
+    /// Also copy each promoted net to this file (for example `crates/nnue/nets/chess.nnue` of
+    /// a checkout, to make it the default of the next build); empty: no copy.
+    pub export: PathBuf,
+}
+
+impl Default for RunSettings {
+    fn default() -> RunSettings {
+        RunSettings {
+            net: NetFamily::Chess,
+            seed: 1,
+            start: StartingPoint::Embedded,
+            generations: 0,
+            plateau: 0,
+            threads: 0,
+            export: PathBuf::new(),
+        }
+    }
+}
+
+/// `[selfplay]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfplaySettings {
+    /// Games per shard.
+    pub games: u64,
+    /// Shards per generation (on a scheduler, one task each).
+    pub shards: u32,
+    /// Nodes per move.
+    pub nodes: u64,
+    /// Weight of chess among a chess loop's games.
+    pub chess: u32,
+    /// Weight of Chess960 among a chess loop's games.
+    pub chess960: u32,
+    /// Plies chosen among MultiPV candidates through the opening cache.
+    pub multipv_plies: u32,
+    /// Uniformly random plies after those.
+    pub random_plies: u32,
+    /// Transposition table per worker thread, in MiB.
+    pub hash_mb: usize,
+}
+
+impl Default for SelfplaySettings {
+    fn default() -> SelfplaySettings {
+        SelfplaySettings {
+            games: 1000,
+            shards: 8,
+            nodes: 5000,
+            chess: 1,
+            chess960: 1,
+            multipv_plies: 8,
+            random_plies: 2,
+            hash_mb: 16,
+        }
+    }
+}
+
+/// `[train]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainSettings {
+    /// Generations of data a candidate trains on: the newest `window` (0: all of them).
+    pub window: u32,
+    /// Datasets from outside the loop that every generation trains on too, before the loop's
+    /// own (earlier rounds, imported games).
+    pub extra_inputs: Vec<PathBuf>,
+    /// Hidden neurons per perspective.
+    pub hidden: usize,
+    /// Epochs.
+    pub epochs: u32,
+    /// Weight of the game result in the target.
+    pub lambda: f64,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Positions per batch.
+    pub batch_size: usize,
+}
+
+impl Default for TrainSettings {
+    fn default() -> TrainSettings {
+        TrainSettings {
+            window: 0,
+            extra_inputs: Vec::new(),
+            hidden: 256,
+            epochs: 20,
+            lambda: 0.1,
+            lr: 0.002,
+            batch_size: 16384,
+        }
+    }
+}
+
+/// `[gate]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateSettings {
+    /// Clock per side, `base+increment` in seconds; used when `nodes` is 0.
+    pub tc: String,
+    /// Nodes per move instead of a clock (0: play on the clock).
+    pub nodes: u64,
+    /// Most games; a test still undecided then fails the candidate.
+    pub games: u64,
+    /// Elo of H0 (normalized Elo, as fishtest).
+    pub elo0: f64,
+    /// Elo of H1.
+    pub elo1: f64,
+    /// False positive rate.
+    pub alpha: f64,
+    /// False negative rate.
+    pub beta: f64,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Hash of each engine, in MiB.
+    pub hash_mb: u32,
+    /// Opening book (EPD/FEN or PGN); empty: the start position (random Chess960 and both
+    /// Shatranj arrays) with random plies.
+    pub book: PathBuf,
+    /// Random plies after each opening.
+    pub random_plies: u32,
+}
+
+impl Default for GateSettings {
+    fn default() -> GateSettings {
+        GateSettings {
+            tc: "10+0.1".to_owned(),
+            nodes: 0,
+            games: 1000,
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+            concurrency: 1,
+            hash_mb: 64,
+            book: PathBuf::new(),
+            random_plies: 6,
+        }
+    }
+}
+
+impl LoopConfig {
+    /// Checks every value; the error names the key.
+    ///
+    /// # Errors
+    /// The first value that cannot work.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        let (s, t, g) = (&self.selfplay, &self.train, &self.gate);
+        at_least("selfplay.games", s.games, 1, "play at least one game a shard")?;
+        at_least("selfplay.shards", s.shards, 1, "use at least one shard")?;
+        at_least("selfplay.nodes", s.nodes, 1, "search at least one node a move")?;
+        if self.run.net == NetFamily::Chess {
+            check(s.chess + s.chess960 > 0, "selfplay.chess", s.chess, "chess and chess960 cannot both be 0")?;
+        }
+        at_least("selfplay.hash_mb", s.hash_mb, 1, "use at least 1 MiB")?;
+        in_range("train.hidden", t.hidden, 1..=4096, "use 1 to 4096 (the net file's limit)")?;
+        at_least("train.epochs", t.epochs, 1, "train at least one epoch")?;
+        in_range("train.lambda", t.lambda, 0.0..=1.0, "use a weight from 0 to 1")?;
+        check(t.lr > 0.0 && t.lr.is_finite(), "train.lr", t.lr, "use a positive learning rate")?;
+        at_least("train.batch_size", t.batch_size, 1, "use at least one position a batch")?;
+        if g.nodes == 0 {
+            check(
+                ferz_arena::Limit::parse_clock(&g.tc).is_ok(),
+                "gate.tc",
+                &g.tc,
+                "write base+increment in seconds, like 10+0.1 (or set gate.nodes)",
+            )?;
+        }
+        at_least("gate.games", g.games, 2, "play at least one pair of games")?;
+        check(
+            ferz_arena::Sprt::new(g.elo0, g.elo1, g.alpha, g.beta, ferz_arena::SprtModel::Normalized).is_ok(),
+            "gate.elo0",
+            g.elo0,
+            "elo0 must be below elo1, alpha and beta between 0 and 1 with alpha + beta below 1",
+        )?;
+        at_least("gate.concurrency", g.concurrency, 1, "play at least one game at a time")?;
+        at_least("gate.hash_mb", g.hash_mb, 1, "use at least 1 MiB")?;
+        Ok(())
+    }
+
+    /// The settings a running loop may change between runs: when it stops and how many cores
+    /// it uses. Everything else shapes the generations and must stay as the loop began.
+    #[must_use]
+    pub fn with_run_controls_of(&self, other: &LoopConfig) -> LoopConfig {
+        let mut merged = self.clone();
+        merged.run.generations = other.run.generations;
+        merged.run.plateau = other.run.plateau;
+        merged.run.threads = other.run.threads;
+        merged.run.export.clone_from(&other.run.export);
+        merged.gate.concurrency = other.gate.concurrency;
+        merged
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_valid_and_bad_values_name_their_key() {
+        LoopConfig::default().validate().unwrap();
+        let mut config = LoopConfig::default();
+        config.gate.tc = "fast".into();
+        assert_eq!(config.validate().unwrap_err().key, "gate.tc");
+        let mut config = LoopConfig::default();
+        config.gate.elo1 = -1.0;
+        assert_eq!(config.validate().unwrap_err().key, "gate.elo0");
+        let mut config = LoopConfig::default();
+        config.selfplay.chess = 0;
+        config.selfplay.chess960 = 0;
+        assert_eq!(config.validate().unwrap_err().key, "selfplay.chess");
+    }
+}

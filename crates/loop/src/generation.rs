@@ -1,0 +1,462 @@
+//! One generation: self-play with the best net, the merge, training a candidate, the gate, and
+//! the promotion. Each stage leaves a complete output or one its next run resumes:
+//!
+//! | stage | complete when | a killed stage resumes as |
+//! |---|---|---|
+//! | self-play | every shard has `manifest.json` | each shard from its checkpoint |
+//! | merge | `data/manifest.json` (written last) | the merge starts over |
+//! | train | `run.json` records the last epoch's net | `ferz train --resume` |
+//! | gate | `gate/verdict.json` | the match resumes its PGN |
+//! | promotion | the ledger holds the generation | the copy is made again |
+//!
+//! No stage reads another's unfinished output: each checks the previous one's completion mark.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use ferz_arena::{
+    BookOrder, DrawAdjudication, EngineCommand, EngineConfig, EngineOption, GameSettings, Limit, MatchConfig,
+    OpeningSettings, ResignAdjudication, Sprt, SprtModel, SprtStatus, Timeouts, load_book, load_played, run_match,
+    schedule,
+};
+use ferz_chess::{SplitMix64, Variant};
+use ferz_dataset::layout::{MANIFEST_FILE, shard_dir};
+use ferz_dataset::manifest::{read_json, sha256_file, write_json_atomic};
+use ferz_dataset::verify::{self, open_verified};
+use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
+use ferz_train::TrainConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{LoopConfig, NetFamily, StartingPoint};
+use crate::cpu::{StageTime, Stopwatch};
+use crate::ledger::{
+    DataRecord, EpochLoss, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file,
+};
+use crate::{Control, LoopError, Progress};
+
+/// The directory of generation `g`.
+#[must_use]
+pub fn generation_dir(loop_dir: &Path, g: u32) -> PathBuf {
+    loop_dir.join(format!("gen-{g:04}"))
+}
+
+/// The self-play seed of generation `g` of a loop seeded `seed`.
+#[must_use]
+pub fn generation_seed(seed: u64, g: u32) -> u64 {
+    SplitMix64::derive(seed, u64::from(g)).next_u64()
+}
+
+/// The stage times of a generation in progress, kept across runs in `stages.json`.
+const STAGES_FILE: &str = "stages.json";
+/// The gate's decision, written when the match has decided.
+const VERDICT_FILE: &str = "verdict.json";
+
+/// Where a stopped generation got to.
+pub enum Outcome {
+    /// The generation is finished: its record, for the ledger.
+    Finished(Box<GenerationRecord>),
+    /// A stop was asked for; the next run continues.
+    Stopped,
+}
+
+/// Runs (or continues) generation `g` of the loop in `dir`.
+///
+/// # Errors
+/// A stage that fails: its error, naming the file.
+pub fn run_generation(
+    dir: &Path,
+    ledger: &Ledger,
+    g: u32,
+    ferz: &Path,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Outcome, LoopError> {
+    let settings = &ledger.settings;
+    let gen_dir = generation_dir(dir, g);
+    std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
+    let player = ledger.best();
+    let mut stages: BTreeMap<String, StageTime> =
+        if gen_dir.join(STAGES_FILE).exists() { read(&gen_dir.join(STAGES_FILE))? } else { BTreeMap::new() };
+    let timed = |stages: &mut BTreeMap<String, StageTime>, name: &str, watch: Stopwatch| {
+        stages.entry(name.to_owned()).or_default().add(watch.elapsed());
+        write(&gen_dir.join(STAGES_FILE), stages)
+    };
+
+    // Self-play, shard by shard (each checkpointed after every game).
+    let selfplay = selfplay_config(dir, settings, &player, g);
+    write(&gen_dir.join("selfplay.json"), &selfplay)?;
+    let mut shard_manifests = Vec::new();
+    for index in 0..settings.selfplay.shards {
+        let shard = ShardSpec { index, count: settings.selfplay.shards };
+        let dir_of_shard = shard_dir(&selfplay.run.out, index);
+        let complete = dir_of_shard.join(MANIFEST_FILE).exists();
+        if !complete {
+            progress(Progress::Stage { generation: g, stage: "selfplay", detail: format!("shard {index}") });
+        }
+        let watch = Stopwatch::start();
+        let outcome = run_shard(&selfplay, shard, true, &control.signals, &mut |p| {
+            progress(Progress::Games { generation: g, shard: index, done: p.tally.games, total: p.games_total });
+        })
+        .map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
+        if !complete {
+            timed(&mut stages, "selfplay", watch)?;
+        }
+        let Some(manifest) = outcome.manifest else { return Ok(Outcome::Stopped) };
+        let played_with = serde_json::to_value(&selfplay)
+            .map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
+        if manifest.settings != played_with {
+            return Err(LoopError::Stage {
+                stage: "selfplay",
+                reason: format!(
+                    "{} was played with other settings than this loop's; move it away to play it again",
+                    dir_of_shard.display()
+                ),
+            });
+        }
+        shard_manifests.push(hash(&dir_of_shard.join(MANIFEST_FILE))?);
+    }
+    if control.stopping() {
+        return Ok(Outcome::Stopped);
+    }
+
+    // The merge: into data/, manifest last; a directory without one is a killed merge.
+    let data_dir = gen_dir.join("data");
+    let watch = Stopwatch::start();
+    let dataset = if data_dir.join(MANIFEST_FILE).exists() {
+        open_verified(&data_dir)?
+    } else {
+        progress(Progress::Stage { generation: g, stage: "merge", detail: String::new() });
+        if data_dir.exists() {
+            std::fs::remove_dir_all(&data_dir).map_err(|source| LoopError::Io { path: data_dir.clone(), source })?;
+        }
+        let shards: Vec<PathBuf> = (0..settings.selfplay.shards).map(|i| shard_dir(&selfplay.run.out, i)).collect();
+        let manifest = verify::merge(&data_dir, &shards, None)?;
+        timed(&mut stages, "merge", watch)?;
+        verify::AnyManifest::Dataset(manifest)
+    };
+    let data = DataRecord {
+        seed: selfplay.run.seed,
+        shard_manifests,
+        dataset_manifest: hash(&data_dir.join(MANIFEST_FILE))?,
+        games: dataset.tally().games,
+        positions: dataset.tally().positions(),
+    };
+
+    // Training: on the newest `window` generations' data, resumed from its checkpoint.
+    let data_generations: Vec<u32> = match settings.train.window {
+        0 => (1..=g).collect(),
+        w => (g.saturating_sub(w) + 1..=g).collect(),
+    };
+    let train = train_config(dir, settings, g, &data_generations);
+    let train_dir = train.output.dir.clone();
+    let net_path = train_dir.join(ferz_train::trainer::NET_FILE);
+    let run_path = train_dir.join(ferz_train::run::RUN_FILE);
+    if !training_finished(&run_path, &net_path, &train)? {
+        progress(Progress::Stage { generation: g, stage: "train", detail: format!("{} epochs", train.train.epochs) });
+        let watch = Stopwatch::start();
+        let loaded = ferz_train::dataset::load(
+            &train.data.inputs,
+            train.data.variant,
+            train.data.validation_fraction,
+            train.data.seed,
+        )?;
+        let resume = train_dir.join(ferz_train::trainer::CHECKPOINT_FILE).exists();
+        let mut observer = Quiet;
+        let outcome = ferz_train::train(&train, &loaded, resume, &control.signals.stop, &mut observer)?;
+        timed(&mut stages, "train", watch)?;
+        if !outcome.completed {
+            return Ok(Outcome::Stopped);
+        }
+    }
+    let run_record: ferz_train::run::RunRecord =
+        ferz_train::run::RunRecord::load(&run_path).map_err(LoopError::from)?;
+    let train_record = TrainRecord {
+        data_generations,
+        positions: run_record.train_positions + run_record.validation_positions,
+        run_record: hash(&run_path)?,
+        candidate: hash(&net_path)?,
+        epochs: read_losses(&train_dir.join(ferz_train::trainer::LOSS_FILE))?,
+    };
+
+    // The gate: the candidate (A) against the best net (B), SPRT, resumable PGN.
+    let gate_dir = gen_dir.join("gate");
+    std::fs::create_dir_all(&gate_dir).map_err(|source| LoopError::Io { path: gate_dir.clone(), source })?;
+    let verdict_path = gate_dir.join(VERDICT_FILE);
+    let gate: GateRecord = if verdict_path.exists() {
+        read(&verdict_path)?
+    } else {
+        progress(Progress::Stage {
+            generation: g,
+            stage: "gate",
+            detail: format!("candidate vs gen {}", player.generation),
+        });
+        let watch = Stopwatch::start();
+        let config = gate_config(dir, settings, g, &net_path, &player, ferz)?;
+        let pgn = config.pgn.clone().expect("the gate writes a PGN");
+        let played = if pgn.exists() {
+            load_played(&pgn, config.variant, &config.openings)
+                .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?
+        } else {
+            Vec::new()
+        };
+        // A decided SPRT sets `abort` to end its match: clear what the last gate left (a stop
+        // asked for since is in `signals.stop` and returns above or below).
+        control.gate.abort.store(false, Ordering::SeqCst);
+        control.gate.drain.store(control.stopping(), Ordering::SeqCst);
+        let mut log = std::io::sink();
+        let summary = run_match(&config, &played, &control.gate, &mut log)
+            .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?;
+        timed(&mut stages, "gate", watch)?;
+        if control.stopping() && summary.unfinished() {
+            return Ok(Outcome::Stopped);
+        }
+        let (sprt, llr) = summary.sprt.expect("the gate runs an SPRT");
+        let verdict = match sprt.status(llr) {
+            SprtStatus::AcceptH1 => Verdict::AcceptH1,
+            SprtStatus::AcceptH0 => Verdict::AcceptH0,
+            SprtStatus::Continue => Verdict::Inconclusive,
+        };
+        let elo = summary.penta.elo().or_else(|| summary.wdl.elo());
+        let record = GateRecord {
+            games: summary.games(),
+            wins: summary.wdl.wins,
+            draws: summary.wdl.draws,
+            losses: summary.wdl.losses,
+            elo: elo.map_or(0.0, |e| e.elo),
+            elo_low: elo.map_or(0.0, |e| e.low),
+            elo_high: elo.map_or(0.0, |e| e.high),
+            llr,
+            llr_bounds: sprt.bounds(),
+            verdict,
+        };
+        write(&verdict_path, &record)?;
+        record
+    };
+
+    // Promotion: the candidate's copy in best/, and the export, made again after a kill.
+    let promoted = gate.verdict == Verdict::AcceptH1;
+    if promoted {
+        let watch = Stopwatch::start();
+        let target = dir.join(best_file(g));
+        copy_atomically(&net_path, &target)?;
+        if !settings.run.export.as_os_str().is_empty() {
+            copy_atomically(&net_path, &settings.run.export)?;
+        }
+        timed(&mut stages, "promote", watch)?;
+    }
+    Ok(Outcome::Finished(Box::new(GenerationRecord {
+        generation: g,
+        player,
+        data,
+        train: train_record,
+        gate,
+        promoted,
+        stages,
+    })))
+}
+
+/// The self-play settings of generation `g`: the loop's few settings over the defaults, the
+/// best net as the evaluation, and the generation's seed.
+#[must_use]
+pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u32) -> SelfplayConfig {
+    let s = &settings.selfplay;
+    let mut config = SelfplayConfig::default();
+    config.run.games = s.games;
+    config.run.threads = settings.run.threads;
+    config.run.out = generation_dir(dir, g).join("selfplay");
+    config.run.seed = generation_seed(settings.run.seed, g);
+    config.run.checkpoint_seconds = 2;
+    config.variants = match settings.run.net {
+        NetFamily::Chess => ferz_selfplay::config::VariantMix { chess: s.chess, chess960: s.chess960, shatranj: 0 },
+        NetFamily::Shatranj => ferz_selfplay::config::VariantMix { chess: 0, chess960: 0, shatranj: 1 },
+    };
+    config.search.nodes = s.nodes;
+    config.search.hash_mb = s.hash_mb;
+    config.search.use_nnue = !(player.generation == 0 && settings.run.start == StartingPoint::HandTuned);
+    if let Some(file) = &player.file {
+        let path = dir.join(file);
+        match settings.run.net {
+            NetFamily::Chess => config.search.eval_file = path,
+            NetFamily::Shatranj => config.search.eval_file_shatranj = path,
+        }
+    }
+    config.opening.multipv_plies = s.multipv_plies;
+    config.opening.random_plies = s.random_plies;
+    // Position records in marlin form and the games: the text copy would double the disk.
+    config.output.text = false;
+    config
+}
+
+/// The training settings of generation `g`.
+#[must_use]
+pub fn train_config(dir: &Path, settings: &LoopConfig, g: u32, data_generations: &[u32]) -> TrainConfig {
+    let t = &settings.train;
+    let mut config = TrainConfig::default();
+    config.data.inputs = t.extra_inputs.clone();
+    config.data.inputs.extend(data_generations.iter().map(|&d| generation_dir(dir, d).join("data")));
+    config.data.variant = match settings.run.net {
+        NetFamily::Chess => ferz_train::config::NetVariant::Chess,
+        NetFamily::Shatranj => ferz_train::config::NetVariant::Shatranj,
+    };
+    config.data.seed = generation_seed(settings.run.seed, g);
+    config.net.hidden = t.hidden;
+    config.train.epochs = t.epochs;
+    config.train.lambda = t.lambda;
+    config.train.batch_size = t.batch_size;
+    config.train.threads = settings.run.threads;
+    config.optimizer.lr = t.lr;
+    config.output.dir = generation_dir(dir, g).join("train");
+    config
+}
+
+/// The gate's match: the candidate as engine A, the best net as B, one thread each.
+fn gate_config(
+    dir: &Path,
+    settings: &LoopConfig,
+    g: u32,
+    candidate: &Path,
+    best: &NetRef,
+    ferz: &Path,
+) -> Result<MatchConfig, LoopError> {
+    let gate = &settings.gate;
+    let (variant, eval_option) = match settings.run.net {
+        NetFamily::Chess => (Variant::Chess, "EvalFile"),
+        NetFamily::Shatranj => (Variant::Shatranj, "EvalFileShatranj"),
+    };
+    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let engine = |name: String, net: Option<PathBuf>, hand_tuned: bool| {
+        let mut options = vec![EngineOption::new("Hash", gate.hash_mb.to_string()), EngineOption::new("Threads", "1")];
+        if let Some(net) = net {
+            options.push(EngineOption::new(eval_option, absolute(&net).display().to_string()));
+        }
+        if hand_tuned {
+            options.push(EngineOption::new("UseNNUE", "false"));
+        }
+        EngineConfig { command: EngineCommand::Ferz, options, name: Some(name), ponder: false }
+    };
+    let best_engine = engine(
+        format!("gen-{}", best.generation),
+        best.file.as_ref().map(|f| dir.join(f)),
+        best.generation == 0 && settings.run.start == StartingPoint::HandTuned,
+    );
+    let limit = if gate.nodes > 0 {
+        Limit::Nodes(gate.nodes)
+    } else {
+        Limit::parse_clock(&gate.tc).map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?
+    };
+    let book = if gate.book.as_os_str().is_empty() {
+        None
+    } else {
+        Some(
+            load_book(&gate.book, variant, None)
+                .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?,
+        )
+    };
+    let openings = schedule(
+        book.as_deref(),
+        &OpeningSettings {
+            variant,
+            order: if book.is_some() { BookOrder::Random } else { BookOrder::Sequential },
+            seed: generation_seed(settings.run.seed, g),
+            start: 0,
+            random_plies: gate.random_plies,
+        },
+        gate.games.div_ceil(2) as usize,
+    );
+    let sprt = Sprt::new(gate.elo0, gate.elo1, gate.alpha, gate.beta, SprtModel::Normalized)
+        .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?;
+    Ok(MatchConfig {
+        engines: [engine(format!("gen-{g}"), Some(candidate.to_path_buf()), false), best_engine],
+        variant,
+        openings,
+        concurrency: gate.concurrency,
+        game: GameSettings {
+            limit,
+            time_margin: Duration::from_millis(50),
+            stall_timeout: Duration::from_secs(60),
+            max_plies: Some(400),
+            // The adjudication of the nets' earlier SPRTs: both engines agree the game is
+            // drawn, or one side's own score says it is lost.
+            draw_adjudication: Some(DrawAdjudication { move_number: 40, move_count: 8, score: 10 }),
+            resign_adjudication: Some(ResignAdjudication { move_count: 3, score: 1000, two_sided: true }),
+        },
+        timeouts: Timeouts::default(),
+        pgn: Some(generation_dir(dir, g).join("gate").join("games.pgn")),
+        pgn_comments: true,
+        sprt: Some(sprt),
+        event: format!("ferz loop gate, generation {g}"),
+        self_exe: ferz.to_path_buf(),
+    })
+}
+
+/// Whether the training run in `train_dir` wrote the net of its last epoch.
+fn training_finished(run_path: &Path, net_path: &Path, config: &TrainConfig) -> Result<bool, LoopError> {
+    if !run_path.exists() || !net_path.exists() {
+        return Ok(false);
+    }
+    let record = ferz_train::run::RunRecord::load(run_path)?;
+    Ok(record.net.is_some_and(|net| net.epochs == config.train.epochs && hash(net_path).ok() == Some(net.sha256)))
+}
+
+/// The epochs of a `loss.csv` (`epoch,train_loss,validation_loss,...`); the last line of an
+/// epoch counts (a resumed run may have written one twice).
+fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })?;
+    let mut epochs = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (Some(Ok(epoch)), Some(Ok(train))) =
+            (fields.first().map(|f| f.parse::<u32>()), fields.get(1).map(|f| f.parse::<f64>()))
+        else {
+            continue; // the starting weights' line has no training loss
+        };
+        let validation = fields.get(2).and_then(|f| f.parse::<f64>().ok()).filter(|v| v.is_finite());
+        epochs.insert(epoch, EpochLoss { epoch, train, validation });
+    }
+    Ok(epochs.into_values().collect())
+}
+
+/// Copies `from` to `to` through a temporary file and a rename.
+fn copy_atomically(from: &Path, to: &Path) -> Result<(), LoopError> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| LoopError::Io { path: parent.to_path_buf(), source })?;
+    }
+    let tmp = to.with_extension("tmp");
+    std::fs::copy(from, &tmp).map_err(|source| LoopError::Io { path: tmp.clone(), source })?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|source| LoopError::Io { path: tmp.clone(), source })?;
+    std::fs::rename(&tmp, to).map_err(|source| LoopError::Io { path: to.to_path_buf(), source })
+}
+
+fn hash(path: &Path) -> Result<String, LoopError> {
+    sha256_file(path).map(|(sha, _)| sha).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
+}
+
+fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LoopError> {
+    read_json(path).map_err(|reason| LoopError::Ledger { path: path.to_path_buf(), reason })
+}
+
+fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), LoopError> {
+    write_json_atomic(path, value).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
+}
+
+/// Training without a progress display: the loop reports stages, not batches.
+struct Quiet;
+
+impl ferz_train::Observer for Quiet {
+    fn epoch_start(&mut self, _: u32, _: u32, _: u64, _: u64) {}
+    fn batch(&mut self, _: u64, _: f64, _: f64) {}
+    fn epoch_end(&mut self, _: &ferz_train::EpochReport) {}
+}
+
+/// Whether a stop was asked for.
+impl Control {
+    /// True once Ctrl-C (or a test) asked the loop to stop.
+    #[must_use]
+    pub fn stopping(&self) -> bool {
+        self.signals.stop.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,216 @@
+//! The ledger: one record per finished generation, and the settings the loop began with.
+//!
+//! `ledger.json` is the loop's commit point: a generation is finished exactly when its record is
+//! in the ledger, and the file is replaced atomically, so a kill leaves the old ledger or the new
+//! one. Everything a record names (shards, dataset, training run, candidate net, gate PGN) is in
+//! the generation's directory; the hashes pin it, and the seeds with the settings regenerate it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ferz_dataset::manifest::{read_json, write_json_atomic};
+use serde::{Deserialize, Serialize};
+
+use crate::LoopError;
+use crate::config::{LoopConfig, StartingPoint};
+use crate::cpu::StageTime;
+
+/// The ledger's file in the loop directory.
+pub const LEDGER_FILE: &str = "ledger.json";
+/// The `format` of ledgers this build reads and writes.
+pub const LEDGER_FORMAT: &str = "ferz-loop-ledger/1";
+
+/// `ledger.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ledger {
+    /// Always [`LEDGER_FORMAT`].
+    pub format: String,
+    /// The settings the loop began with (those a run may change are updated, see
+    /// [`LoopConfig::with_run_controls_of`]).
+    pub settings: LoopConfig,
+    /// The finished generations, from 1.
+    pub generations: Vec<GenerationRecord>,
+}
+
+/// A net that plays: generation 0's (embedded or hand-tuned) or a promoted one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetRef {
+    /// The generation that trained it (0: the starting point).
+    pub generation: u32,
+    /// Its file in `best/`, relative to the loop directory (none for generation 0).
+    pub file: Option<PathBuf>,
+    /// Its SHA-256 (none for generation 0).
+    pub sha256: Option<String>,
+}
+
+/// What a generation's self-play wrote.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataRecord {
+    /// The run seed of the generation's shards.
+    pub seed: u64,
+    /// SHA-256 of each shard's `manifest.json`, in shard order.
+    pub shard_manifests: Vec<String>,
+    /// SHA-256 of the merged dataset's `manifest.json`.
+    pub dataset_manifest: String,
+    /// Games played.
+    pub games: u64,
+    /// Positions written.
+    pub positions: u64,
+}
+
+/// One epoch's losses, from the training run's `loss.csv`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpochLoss {
+    /// 1-based epoch.
+    pub epoch: u32,
+    /// Mean training loss.
+    pub train: f64,
+    /// Validation loss after the epoch (null without validation data).
+    pub validation: Option<f64>,
+}
+
+/// What a generation's training made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainRecord {
+    /// The generations whose data it trained on (besides `train.extra_inputs`).
+    pub data_generations: Vec<u32>,
+    /// Positions it read (training and validation).
+    pub positions: u64,
+    /// SHA-256 of the run's `run.json` (inputs' manifest hashes, settings, the net's hash).
+    pub run_record: String,
+    /// SHA-256 of the candidate net.
+    pub candidate: String,
+    /// Losses per epoch.
+    pub epochs: Vec<EpochLoss>,
+}
+
+/// How the gate decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// H1 accepted: the candidate is promoted.
+    AcceptH1,
+    /// H0 accepted: the candidate is kept out.
+    AcceptH0,
+    /// The game limit came first: kept out, as a failed test is.
+    Inconclusive,
+}
+
+/// The gate's match of the candidate (A) against the best net (B).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateRecord {
+    /// Games played.
+    pub games: u64,
+    /// The candidate's wins, draws and losses.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses.
+    pub losses: u64,
+    /// Logistic Elo of the candidate over the best net, from the pentanomial pair counts.
+    pub elo: f64,
+    /// Lower end of its 95% interval.
+    pub elo_low: f64,
+    /// Upper end of its 95% interval.
+    pub elo_high: f64,
+    /// The SPRT's log-likelihood ratio at the end.
+    pub llr: f64,
+    /// The SPRT's bounds.
+    pub llr_bounds: (f64, f64),
+    /// The decision.
+    pub verdict: Verdict,
+}
+
+/// One finished generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerationRecord {
+    /// 1-based.
+    pub generation: u32,
+    /// The net that played the games and that the candidate met at the gate.
+    pub player: NetRef,
+    /// The data.
+    pub data: DataRecord,
+    /// The training.
+    pub train: TrainRecord,
+    /// The gate.
+    pub gate: GateRecord,
+    /// Whether the candidate became the best net.
+    pub promoted: bool,
+    /// Time per stage (`selfplay`, `merge`, `train`, `gate`, `promote`).
+    pub stages: BTreeMap<String, StageTime>,
+}
+
+impl Ledger {
+    /// A new ledger for a loop with these settings.
+    #[must_use]
+    pub fn new(settings: LoopConfig) -> Ledger {
+        Ledger { format: LEDGER_FORMAT.to_owned(), settings, generations: Vec::new() }
+    }
+
+    /// Reads the ledger of `dir`, if it has one.
+    ///
+    /// # Errors
+    /// A ledger that cannot be read or is of another format.
+    pub fn load(dir: &Path) -> Result<Option<Ledger>, LoopError> {
+        let path = dir.join(LEDGER_FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let error = |reason: String| LoopError::Ledger { path: path.clone(), reason };
+        let value: serde_json::Value = read_json(&path).map_err(error)?;
+        let format = value.get("format").and_then(serde_json::Value::as_str).unwrap_or("(none)");
+        if format != LEDGER_FORMAT {
+            return Err(error(format!("format {format:?}, this build reads {LEDGER_FORMAT:?}")));
+        }
+        serde_json::from_value(value).map(Some).map_err(|e| error(e.to_string()))
+    }
+
+    /// Writes the ledger to `dir` (atomically).
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, dir: &Path) -> Result<(), LoopError> {
+        let path = dir.join(LEDGER_FILE);
+        write_json_atomic(&path, self).map_err(|source| LoopError::Io { path, source })
+    }
+
+    /// The best net now: the last promoted one, or generation 0.
+    #[must_use]
+    pub fn best(&self) -> NetRef {
+        self.generations
+            .iter()
+            .rev()
+            .find(|g| g.promoted)
+            .map(|g| NetRef {
+                generation: g.generation,
+                file: Some(best_file(g.generation)),
+                sha256: Some(g.train.candidate.clone()),
+            })
+            .unwrap_or(NetRef { generation: 0, file: None, sha256: None })
+    }
+
+    /// Generations in a row, at the end, whose candidate was not promoted.
+    #[must_use]
+    pub fn failures_in_a_row(&self) -> u32 {
+        self.generations.iter().rev().take_while(|g| !g.promoted).count() as u32
+    }
+
+    /// What generation 0 is.
+    #[must_use]
+    pub fn start(&self) -> StartingPoint {
+        self.settings.run.start
+    }
+}
+
+/// Where a promoted net of `generation` is kept, relative to the loop directory.
+#[must_use]
+pub fn best_file(generation: u32) -> PathBuf {
+    PathBuf::from("best").join(format!("gen-{generation:04}.nnue"))
+}

@@ -1,0 +1,192 @@
+//! The ferz improvement loop: generations of self-play with the best net, training a candidate
+//! on the newest data, an SPRT gate against the best net, and promotion on H1.
+//!
+//! A loop is a directory: `ledger.json` (the settings it began with and one record per finished
+//! generation, see [`ledger`]), `gen-NNNN/` per generation (its shards, merged dataset, training
+//! run, gate PGN and verdict, see [`generation`]), `best/` (the promoted nets) and the report
+//! ([`report`]). The directory is the whole state: a loop killed at any moment continues where
+//! it stopped when it is run again, and a finished loop run again changes nothing.
+//!
+//! It drives `ferz-selfplay`, `ferz-dataset`, `ferz-train` and `ferz-arena` in process; it
+//! knows nothing of the command line, the bot or the network.
+
+pub mod config;
+pub mod cpu;
+pub mod generation;
+pub mod ledger;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+
+use ferz_arena::MatchControl;
+use ferz_engine::Signals;
+
+pub use config::LoopConfig;
+pub use ledger::{GenerationRecord, Ledger};
+
+/// Why a loop cannot go on, with the file or stage concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum LoopError {
+    /// The settings are not those the loop began with.
+    #[error("{}: the loop began with {key} = {was}, the settings now say {now}; run it with its own settings or start another directory", path.display())]
+    Settings {
+        /// The ledger.
+        path: PathBuf,
+        /// The dotted key.
+        key: String,
+        /// The value the loop began with.
+        was: String,
+        /// The value now.
+        now: String,
+    },
+    /// A ledger or stage record that cannot be read.
+    #[error("{}: {reason}", path.display())]
+    Ledger {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A file that cannot be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// A dataset that fails its checks.
+    #[error(transparent)]
+    Dataset(#[from] ferz_dataset::DatasetError),
+    /// The training stage failed.
+    #[error("train: {0}")]
+    Train(#[from] ferz_train::TrainError),
+    /// Another stage failed.
+    #[error("{stage}: {reason}")]
+    Stage {
+        /// `selfplay`, `gate`...
+        stage: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// How a running loop is stopped from outside (a signal handler, a test).
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Stops self-play (after the game in progress, checkpointed) and training (after the
+    /// batch, checkpointed).
+    pub signals: Signals,
+    /// Stops the gate (its games in progress finish and are written, or are dropped on abort).
+    pub gate: MatchControl,
+}
+
+impl Control {
+    /// Asks every stage to stop where it can continue from.
+    pub fn stop(&self) {
+        self.signals.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.gate.drain.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// What the loop reports as it goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    /// A stage of a generation begins (or continues).
+    Stage {
+        /// The generation.
+        generation: u32,
+        /// `selfplay`, `merge`, `train` or `gate`.
+        stage: &'static str,
+        /// More about it.
+        detail: String,
+    },
+    /// A self-play game was written.
+    Games {
+        /// The generation.
+        generation: u32,
+        /// The shard.
+        shard: u32,
+        /// Games of the shard written.
+        done: u64,
+        /// Games of the shard in all.
+        total: u64,
+    },
+    /// A generation finished.
+    Finished(Box<GenerationRecord>),
+}
+
+/// Why a loop returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// `loop.generations` generations are finished.
+    Generations(u32),
+    /// `loop.plateau` candidates in a row were not promoted.
+    Plateau(u32),
+    /// A stop was asked for; running the loop again continues it.
+    Asked,
+}
+
+/// Opens the loop in `dir` (creating it with `settings` when new) and checks that `settings`
+/// are those it began with, but for the run controls (when to stop, how many cores).
+///
+/// # Errors
+/// A ledger that cannot be read, or settings that would change what the generations are.
+pub fn open(dir: &Path, settings: &LoopConfig) -> Result<Ledger, LoopError> {
+    std::fs::create_dir_all(dir).map_err(|source| LoopError::Io { path: dir.to_path_buf(), source })?;
+    let Some(mut ledger) = Ledger::load(dir)? else {
+        let ledger = Ledger::new(settings.clone());
+        ledger.save(dir)?;
+        return Ok(ledger);
+    };
+    // The settings the loop began with, with this run's stop and core settings: anything else
+    // that differs from what was asked for would change what the generations are.
+    let allowed = ledger.settings.with_run_controls_of(settings);
+    let json = |settings: &LoopConfig| serde_json::to_value(settings).expect("settings serialise");
+    if let Some((key, was, now)) = ferz_dataset::manifest::first_difference(&json(&allowed), &json(settings), "") {
+        return Err(LoopError::Settings { path: dir.join(ledger::LEDGER_FILE), key, was, now });
+    }
+    if ledger.settings != allowed {
+        ledger.settings = allowed;
+        ledger.save(dir)?;
+    }
+    Ok(ledger)
+}
+
+/// Runs the loop in `dir` until it stops: generation after generation, each recorded in the
+/// ledger and the report as it finishes. `ferz` is the binary the gate's engines run.
+///
+/// # Errors
+/// A stage that fails; the generation continues from there when the loop is run again.
+pub fn run(
+    dir: &Path,
+    settings: &LoopConfig,
+    ferz: &Path,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Stopped, LoopError> {
+    let mut ledger = open(dir, settings)?;
+    report::write(dir, &ledger)?;
+    loop {
+        let finished = ledger.generations.len() as u32;
+        let run = &ledger.settings.run;
+        if run.generations > 0 && finished >= run.generations {
+            return Ok(Stopped::Generations(finished));
+        }
+        if run.plateau > 0 && ledger.failures_in_a_row() >= run.plateau {
+            return Ok(Stopped::Plateau(ledger.failures_in_a_row()));
+        }
+        if control.stopping() {
+            return Ok(Stopped::Asked);
+        }
+        match generation::run_generation(dir, &ledger, finished + 1, ferz, control, progress)? {
+            generation::Outcome::Stopped => return Ok(Stopped::Asked),
+            generation::Outcome::Finished(record) => {
+                ledger.generations.push((*record).clone());
+                ledger.save(dir)?;
+                report::write(dir, &ledger)?;
+                progress(Progress::Finished(record));
+            }
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! The loop's report, written after every generation: `report.md` (tables) and `report.html`
+//! (the same tables and three plots, self-contained: the SVG is inline).
+//!
+//! The plots: the cumulative Elo of each promoted net over generation 0 with its 95% interval
+//! (the gates' intervals combined as independent), the training and validation loss per epoch
+//! of each generation, and each stage's wall time per generation.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::LoopError;
+use crate::ledger::{GenerationRecord, Ledger, Verdict};
+
+/// The Markdown report's file in the loop directory.
+pub const MARKDOWN_FILE: &str = "report.md";
+/// The HTML report's file.
+pub const HTML_FILE: &str = "report.html";
+
+/// The stages in the order they run.
+const STAGES: [&str; 5] = ["selfplay", "merge", "train", "gate", "promote"];
+
+/// One point of the cumulative Elo curve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CumulativeElo {
+    /// The generation whose net became the best.
+    pub generation: u32,
+    /// Elo over generation 0, the promoted gates' Elo summed.
+    pub elo: f64,
+    /// Half the width of its 95% interval.
+    pub margin: f64,
+}
+
+/// The best net's Elo over generation 0 after each promotion (generation 0 first, at 0).
+#[must_use]
+pub fn cumulative_elo(generations: &[GenerationRecord]) -> Vec<CumulativeElo> {
+    let mut points = vec![CumulativeElo { generation: 0, elo: 0.0, margin: 0.0 }];
+    let (mut elo, mut variance) = (0.0, 0.0);
+    for g in generations.iter().filter(|g| g.promoted) {
+        elo += g.gate.elo;
+        let sigma = (g.gate.elo_high - g.gate.elo_low) / 2.0 / 1.96;
+        variance += sigma * sigma;
+        points.push(CumulativeElo { generation: g.generation, elo, margin: 1.96 * variance.sqrt() });
+    }
+    points
+}
+
+/// Writes `report.md` and `report.html` into `dir` (each through a temporary file).
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn write(dir: &Path, ledger: &Ledger) -> Result<(), LoopError> {
+    let markdown = markdown(ledger);
+    let html = html(ledger, &markdown_tables_as_html(ledger));
+    for (name, text) in [(MARKDOWN_FILE, markdown), (HTML_FILE, html)] {
+        let path = dir.join(name);
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|source| LoopError::Io { path, source })?;
+    }
+    Ok(())
+}
+
+fn verdict(v: Verdict) -> &'static str {
+    match v {
+        Verdict::AcceptH1 => "H1 (promoted)",
+        Verdict::AcceptH0 => "H0",
+        Verdict::Inconclusive => "inconclusive",
+    }
+}
+
+/// The rows of the generations table.
+fn generation_rows(ledger: &Ledger) -> Vec<[String; 9]> {
+    let curve = cumulative_elo(&ledger.generations);
+    ledger
+        .generations
+        .iter()
+        .map(|g| {
+            let best = curve.iter().rev().find(|p| p.generation <= g.generation).expect("generation 0 is first");
+            let validation =
+                g.train.epochs.last().and_then(|e| e.validation).map_or("-".to_owned(), |v| format!("{v:.5}"));
+            [
+                g.generation.to_string(),
+                format!("gen {}", g.player.generation),
+                format!("{} / {}", g.data.games, g.data.positions),
+                format!("{} ({} epochs)", g.train.positions, g.train.epochs.len()),
+                validation,
+                format!("{} (+{} ={} -{})", g.gate.games, g.gate.wins, g.gate.draws, g.gate.losses),
+                format!("{:+.1} ± {:.1}", g.gate.elo, (g.gate.elo_high - g.gate.elo_low) / 2.0),
+                format!(
+                    "{:.2} ({:.2}, {:.2}) {}",
+                    g.gate.llr,
+                    g.gate.llr_bounds.0,
+                    g.gate.llr_bounds.1,
+                    verdict(g.gate.verdict)
+                ),
+                format!("{:+.1} ± {:.1} (gen {})", best.elo, best.margin, best.generation),
+            ]
+        })
+        .collect()
+}
+
+const GENERATION_HEADER: [&str; 9] = [
+    "generation",
+    "played by",
+    "games / positions",
+    "trained on",
+    "validation loss",
+    "gate games",
+    "gate Elo",
+    "LLR (bounds) verdict",
+    "best over gen 0",
+];
+
+/// The rows of the cost table: per stage, wall and CPU seconds summed over the generations,
+/// and positions per CPU-hour where the stage makes or reads positions.
+fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
+    let total_wall: f64 =
+        ledger.generations.iter().flat_map(|g| g.stages.values()).map(|t| t.wall_seconds).sum::<f64>().max(1e-9);
+    STAGES
+        .iter()
+        .map(|&stage| {
+            let (wall, cpu) = ledger
+                .generations
+                .iter()
+                .filter_map(|g| g.stages.get(stage))
+                .fold((0.0, 0.0), |(w, c), t| (w + t.wall_seconds, c + t.cpu_seconds));
+            let positions: u64 = match stage {
+                "selfplay" | "merge" => ledger.generations.iter().map(|g| g.data.positions).sum(),
+                "train" => ledger.generations.iter().map(|g| g.train.positions * g.train.epochs.len() as u64).sum(),
+                _ => 0,
+            };
+            let rate = if positions > 0 && cpu > 0.0 {
+                format!("{:.0}", positions as f64 / (cpu / 3600.0))
+            } else {
+                "-".into()
+            };
+            [stage.to_owned(), format!("{wall:.0} ({:.1}%)", 100.0 * wall / total_wall), format!("{cpu:.0}"), rate]
+        })
+        .collect()
+}
+
+const COST_HEADER: [&str; 4] = ["stage", "wall seconds (share)", "CPU seconds", "positions per CPU-hour"];
+
+fn markdown_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let mut s = format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(N));
+    for row in rows {
+        let _ = writeln!(s, "| {} |", row.join(" | "));
+    }
+    s
+}
+
+fn html_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let cell = |tag: &str, text: &str| format!("<{tag}>{}</{tag}>", escape(text));
+    let mut s = format!("<table><tr>{}</tr>\n", header.iter().map(|h| cell("th", h)).collect::<String>());
+    for row in rows {
+        let _ = writeln!(s, "<tr>{}</tr>", row.iter().map(|c| cell("td", c)).collect::<String>());
+    }
+    s + "</table>\n"
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn summary_line(ledger: &Ledger) -> String {
+    let best = ledger.best();
+    let curve = cumulative_elo(&ledger.generations);
+    let last = curve.last().expect("generation 0 is first");
+    format!(
+        "{} generations finished, {} promoted; the best net is generation {} ({}), {:+.1} ± {:.1} Elo over generation 0 ({:?} start, {:?} net).",
+        ledger.generations.len(),
+        ledger.generations.iter().filter(|g| g.promoted).count(),
+        best.generation,
+        best.sha256.as_deref().map_or("generation 0".to_owned(), |s| format!("SHA-256 {}…", &s[..16.min(s.len())])),
+        last.elo,
+        last.margin,
+        ledger.settings.run.start,
+        ledger.settings.run.net,
+    )
+}
+
+/// The Markdown report.
+#[must_use]
+pub fn markdown(ledger: &Ledger) -> String {
+    format!(
+        "# ferz loop report\n\n{}\n\n## Generations\n\n{}\n## Cost per stage\n\n{}\nThe loop's own work (merge and promotion) is the share of those two rows.\n",
+        summary_line(ledger),
+        markdown_table(GENERATION_HEADER, &generation_rows(ledger)),
+        markdown_table(COST_HEADER, &cost_rows(ledger)),
+    )
+}
+
+fn markdown_tables_as_html(ledger: &Ledger) -> String {
+    format!(
+        "<h2>Generations</h2>\n{}<h2>Cost per stage</h2>\n{}",
+        html_table(GENERATION_HEADER, &generation_rows(ledger)),
+        html_table(COST_HEADER, &cost_rows(ledger))
+    )
+}
+
+/// The HTML report: the tables and the plots, one self-contained page.
+#[must_use]
+pub fn html(ledger: &Ledger, tables: &str) -> String {
+    let plots = [elo_plot(ledger), loss_plot(ledger), time_plot(ledger)];
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ferz loop report</title>\n\
+         <style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}table{{border-collapse:collapse;margin:1em 0}}\
+         td,th{{border:1px solid #bbb;padding:4px 8px;text-align:right}}th{{background:#eee}}figure{{margin:1em 0}}</style>\n\
+         </head><body>\n<h1>ferz loop report</h1>\n<p>{}</p>\n<h2>Plots</h2>\n{}\n{}</body></html>\n",
+        escape(&summary_line(ledger)),
+        plots.iter().map(|svg| format!("<figure>{svg}</figure>\n")).collect::<String>(),
+        tables
+    )
+}
+
+/// Draws into an SVG string; a drawing error leaves a note instead of a plot (the report is
+/// still written).
+fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Result<(), String>) -> String {
+    let mut out = String::new();
+    let result = {
+        let root = SVGBackend::with_string(&mut out, (960, 360)).into_drawing_area();
+        root.fill(&WHITE)
+            .map_err(|e| e.to_string())
+            .and_then(|()| draw(&root))
+            .and_then(|()| root.present().map_err(|e| e.to_string()))
+    };
+    match result {
+        Ok(()) => out,
+        Err(e) => format!("<p>plot not drawn: {}</p>", escape(&e)),
+    }
+}
+
+fn elo_plot(ledger: &Ledger) -> String {
+    let curve = cumulative_elo(&ledger.generations);
+    let last_gen = ledger.generations.len().max(1) as f64;
+    let low = curve.iter().map(|p| p.elo - p.margin).fold(0.0_f64, f64::min) - 10.0;
+    let high = curve.iter().map(|p| p.elo + p.margin).fold(0.0_f64, f64::max) + 10.0;
+    svg(|root| {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let mut chart = ChartBuilder::on(root)
+            .caption("Elo of the best net over generation 0 (95% interval)", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(-0.2..last_gen + 0.2, low..high)
+            .map_err(|x| e(&x))?;
+        chart.configure_mesh().x_desc("generation").y_desc("Elo").draw().map_err(|x| e(&x))?;
+        chart
+            .draw_series(LineSeries::new(curve.iter().map(|p| (f64::from(p.generation), p.elo)), &BLUE))
+            .map_err(|x| e(&x))?;
+        chart
+            .draw_series(curve.iter().map(|p| {
+                ErrorBar::new_vertical(
+                    f64::from(p.generation),
+                    p.elo - p.margin,
+                    p.elo,
+                    p.elo + p.margin,
+                    BLUE.filled(),
+                    8,
+                )
+            }))
+            .map_err(|x| e(&x))?;
+        // Every gate, promoted or not, as a point at its own Elo against the best of its day.
+        chart
+            .draw_series(ledger.generations.iter().map(|g| {
+                let style = if g.promoted { GREEN.filled() } else { RED.filled() };
+                Circle::new((f64::from(g.generation), g.gate.elo), 3, style)
+            }))
+            .map_err(|x| e(&x))?;
+        Ok(())
+    })
+}
+
+fn loss_plot(ledger: &Ledger) -> String {
+    let epochs = ledger.generations.iter().map(|g| g.train.epochs.len()).max().unwrap_or(1).max(1) as f64;
+    let values: Vec<f64> = ledger
+        .generations
+        .iter()
+        .flat_map(|g| g.train.epochs.iter().flat_map(|e| [Some(e.train), e.validation]))
+        .flatten()
+        .collect();
+    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (low, high) = if low.is_finite() && high > low { (low * 0.95, high * 1.05) } else { (0.0, 1.0) };
+    svg(|root| {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let mut chart = ChartBuilder::on(root)
+            .caption("Loss per epoch (solid: validation, dashed: training)", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(72)
+            .build_cartesian_2d(0.5..epochs + 0.5, low..high)
+            .map_err(|x| e(&x))?;
+        chart.configure_mesh().x_desc("epoch").y_desc("loss").draw().map_err(|x| e(&x))?;
+        for (i, g) in ledger.generations.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let validation = g.train.epochs.iter().filter_map(|ep| ep.validation.map(|v| (f64::from(ep.epoch), v)));
+            chart
+                .draw_series(LineSeries::new(validation, color.stroke_width(2)))
+                .map_err(|x| e(&x))?
+                .label(format!("gen {}", g.generation))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+            chart
+                .draw_series(DashedLineSeries::new(
+                    g.train.epochs.iter().map(|ep| (f64::from(ep.epoch), ep.train)),
+                    4,
+                    3,
+                    color.stroke_width(1),
+                ))
+                .map_err(|x| e(&x))?;
+        }
+        if !ledger.generations.is_empty() {
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|x| e(&x))?;
+        }
+        Ok(())
+    })
+}
+
+fn time_plot(ledger: &Ledger) -> String {
+    let last_gen = ledger.generations.len().max(1) as f64;
+    let high =
+        ledger.generations.iter().flat_map(|g| g.stages.values()).map(|t| t.wall_seconds).fold(1.0_f64, f64::max);
+    svg(|root| {
+        let e = |e: &dyn std::fmt::Display| e.to_string();
+        let mut chart = ChartBuilder::on(root)
+            .caption("Wall seconds per stage", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.5..last_gen + 0.5, 0.0..high * 1.1)
+            .map_err(|x| e(&x))?;
+        chart.configure_mesh().x_desc("generation").y_desc("seconds").draw().map_err(|x| e(&x))?;
+        for (i, stage) in STAGES.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let points: Vec<(f64, f64)> = ledger
+                .generations
+                .iter()
+                .filter_map(|g| g.stages.get(*stage).map(|t| (f64::from(g.generation), t.wall_seconds)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)).point_size(3))
+                .map_err(|x| e(&x))?
+                .label(*stage)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|x| e(&x))?;
+        Ok(())
+    })
+}

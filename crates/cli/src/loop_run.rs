@@ -90,6 +90,11 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("generation {generation}: selfplay shard {shard}: {done}/{total} games");
             }
         }
+        Progress::Gate { generation, line } => {
+            if !line.starts_with("Finished game") {
+                eprintln!("generation {generation}: gate: {line}");
+            }
+        }
         Progress::Finished(record) => {
             let gate = &record.gate;
             println!(

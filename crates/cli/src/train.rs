@@ -45,6 +45,9 @@ pub struct TrainArgs {
     /// Positions per batch (overrides `train.batch_size`).
     #[arg(long)]
     batch_size: Option<usize>,
+    /// Start from this net's weights instead of random ones: fine-tune it (overrides `net.init`).
+    #[arg(long, value_name = "NET")]
+    init: Option<PathBuf>,
     /// Continue the run in the output directory from its checkpoint.
     #[arg(long)]
     resume: bool,
@@ -66,6 +69,9 @@ fn settings_of(args: &TrainArgs) -> anyhow::Result<(TrainConfig, String)> {
     }
     if let Some(hidden) = args.hidden {
         config.net.hidden = hidden;
+    }
+    if let Some(init) = &args.init {
+        config.net.init.clone_from(init);
     }
     if let Some(threads) = args.threads {
         config.train.threads = threads;

@@ -117,10 +117,22 @@ impl Default for SelfplaySettings {
     }
 }
 
+/// Where a candidate's training starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainInit {
+    /// From the best net's weights (fine-tuning; the hand-tuned start has none: from scratch).
+    Best,
+    /// From random weights.
+    Scratch,
+}
+
 /// `[train]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainSettings {
+    /// Where each candidate's training starts: the best net's weights or random ones.
+    pub init: TrainInit,
     /// Generations of data a candidate trains on: the newest `window` (0: all of them).
     pub window: u32,
     /// Datasets from outside the loop that every generation trains on too, before the loop's
@@ -141,6 +153,7 @@ pub struct TrainSettings {
 impl Default for TrainSettings {
     fn default() -> TrainSettings {
         TrainSettings {
+            init: TrainInit::Best,
             window: 0,
             extra_inputs: Vec::new(),
             hidden: 256,

@@ -29,12 +29,12 @@ use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{LoopConfig, NetFamily, StartingPoint};
+use crate::config::{LoopConfig, NetFamily, StartingPoint, TrainInit};
 use crate::cpu::{StageTime, Stopwatch};
 use crate::ledger::{
     DataRecord, EpochLoss, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file,
 };
-use crate::{Control, LoopError, Progress};
+use crate::{Control, LoopError, Progress, fault};
 
 /// The directory of generation `g`.
 #[must_use]
@@ -97,6 +97,7 @@ pub fn run_generation(
         }
         let watch = Stopwatch::start();
         let outcome = run_shard(&selfplay, shard, true, &control.signals, &mut |p| {
+            fault::point("selfplay", p.session_games);
             progress(Progress::Games { generation: g, shard: index, done: p.tally.games, total: p.games_total });
         })
         .map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
@@ -121,18 +122,22 @@ pub fn run_generation(
         return Ok(Outcome::Stopped);
     }
 
-    // The merge: into data/, manifest last; a directory without one is a killed merge.
+    // The merge: into `data.part/`, renamed to `data/` when complete, so `data/` is always
+    // whole and a `data.part/` left by a kill is merged again.
     let data_dir = gen_dir.join("data");
-    let watch = Stopwatch::start();
     let dataset = if data_dir.join(MANIFEST_FILE).exists() {
         open_verified(&data_dir)?
     } else {
         progress(Progress::Stage { generation: g, stage: "merge", detail: String::new() });
-        if data_dir.exists() {
-            std::fs::remove_dir_all(&data_dir).map_err(|source| LoopError::Io { path: data_dir.clone(), source })?;
+        let watch = Stopwatch::start();
+        let part = gen_dir.join("data.part");
+        if part.exists() {
+            std::fs::remove_dir_all(&part).map_err(|source| LoopError::Io { path: part.clone(), source })?;
         }
         let shards: Vec<PathBuf> = (0..settings.selfplay.shards).map(|i| shard_dir(&selfplay.run.out, i)).collect();
-        let manifest = verify::merge(&data_dir, &shards, None)?;
+        let manifest = verify::merge(&part, &shards, None)?;
+        fault::point("merge", 1);
+        std::fs::rename(&part, &data_dir).map_err(|source| LoopError::Io { path: data_dir.clone(), source })?;
         timed(&mut stages, "merge", watch)?;
         verify::AnyManifest::Dataset(manifest)
     };
@@ -149,7 +154,11 @@ pub fn run_generation(
         0 => (1..=g).collect(),
         w => (g.saturating_sub(w) + 1..=g).collect(),
     };
-    let train = train_config(dir, settings, g, &data_generations);
+    let init = match settings.train.init {
+        TrainInit::Scratch => None,
+        TrainInit::Best => initial_net(dir, settings, &player)?,
+    };
+    let train = train_config(dir, settings, g, &data_generations, init);
     let train_dir = train.output.dir.clone();
     let net_path = train_dir.join(ferz_train::trainer::NET_FILE);
     let run_path = train_dir.join(ferz_train::run::RUN_FILE);
@@ -163,7 +172,7 @@ pub fn run_generation(
             train.data.seed,
         )?;
         let resume = train_dir.join(ferz_train::trainer::CHECKPOINT_FILE).exists();
-        let mut observer = Quiet;
+        let mut observer = EpochFaults;
         let outcome = ferz_train::train(&train, &loaded, resume, &control.signals.stop, &mut observer)?;
         timed(&mut stages, "train", watch)?;
         if !outcome.completed {
@@ -205,7 +214,7 @@ pub fn run_generation(
         // asked for since is in `signals.stop` and returns above or below).
         control.gate.abort.store(false, Ordering::SeqCst);
         control.gate.drain.store(control.stopping(), Ordering::SeqCst);
-        let mut log = std::io::sink();
+        let mut log = GateLog { generation: g, games: 0, progress: &mut *progress, line: Vec::new() };
         let summary = run_match(&config, &played, &control.gate, &mut log)
             .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?;
         timed(&mut stages, "gate", watch)?;
@@ -241,6 +250,7 @@ pub fn run_generation(
         let watch = Stopwatch::start();
         let target = dir.join(best_file(g));
         copy_atomically(&net_path, &target)?;
+        fault::point("promote", 1);
         if !settings.run.export.as_os_str().is_empty() {
             copy_atomically(&net_path, &settings.run.export)?;
         }
@@ -291,9 +301,16 @@ pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u3
 
 /// The training settings of generation `g`.
 #[must_use]
-pub fn train_config(dir: &Path, settings: &LoopConfig, g: u32, data_generations: &[u32]) -> TrainConfig {
+pub fn train_config(
+    dir: &Path,
+    settings: &LoopConfig,
+    g: u32,
+    data_generations: &[u32],
+    init: Option<PathBuf>,
+) -> TrainConfig {
     let t = &settings.train;
     let mut config = TrainConfig::default();
+    config.net.init = init.unwrap_or_default();
     config.data.inputs = t.extra_inputs.clone();
     config.data.inputs.extend(data_generations.iter().map(|&d| generation_dir(dir, d).join("data")));
     config.data.variant = match settings.run.net {
@@ -309,6 +326,31 @@ pub fn train_config(dir: &Path, settings: &LoopConfig, g: u32, data_generations:
     config.optimizer.lr = t.lr;
     config.output.dir = generation_dir(dir, g).join("train");
     config
+}
+
+/// The net file a candidate fine-tunes: the best net's; for an embedded generation 0, the
+/// embedded net written out once as `best/gen-0000.nnue`; none for the hand-tuned start.
+fn initial_net(dir: &Path, settings: &LoopConfig, best: &NetRef) -> Result<Option<PathBuf>, LoopError> {
+    if let Some(file) = &best.file {
+        return Ok(Some(dir.join(file)));
+    }
+    if settings.run.start == StartingPoint::HandTuned {
+        return Ok(None);
+    }
+    let variant = match settings.run.net {
+        NetFamily::Chess => ferz_nnue::NetVariant::Chess,
+        NetFamily::Shatranj => ferz_nnue::NetVariant::Shatranj,
+    };
+    let Some(bytes) = ferz_nnue::embedded::bytes(variant) else { return Ok(None) };
+    let path = dir.join(best_file(0));
+    if !path.exists() {
+        let tmp = path.with_extension("tmp");
+        std::fs::create_dir_all(dir.join("best"))
+            .and_then(|()| std::fs::write(&tmp, bytes))
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .map_err(|source| LoopError::Io { path: path.clone(), source })?;
+    }
+    Ok(Some(path))
 }
 
 /// The gate's match: the candidate as engine A, the best net as B, one thread each.
@@ -443,13 +485,47 @@ fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), LoopError> {
     write_json_atomic(path, value).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
 }
 
-/// Training without a progress display: the loop reports stages, not batches.
-struct Quiet;
+/// Training without a progress display (the loop reports stages, not batches), with the
+/// fault point after each epoch.
+struct EpochFaults;
 
-impl ferz_train::Observer for Quiet {
+impl ferz_train::Observer for EpochFaults {
     fn epoch_start(&mut self, _: u32, _: u32, _: u64, _: u64) {}
     fn batch(&mut self, _: u64, _: f64, _: f64) {}
-    fn epoch_end(&mut self, _: &ferz_train::EpochReport) {}
+    fn epoch_end(&mut self, report: &ferz_train::EpochReport) {
+        fault::point("train", u64::from(report.epoch));
+    }
+}
+
+/// The gate's log: each line to the loop's progress, the fault point after each game.
+struct GateLog<'a> {
+    generation: u32,
+    games: u64,
+    progress: &'a mut dyn FnMut(Progress),
+    line: Vec<u8>,
+}
+
+impl std::io::Write for GateLog<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        for &b in bytes {
+            if b != b'\n' {
+                self.line.push(b);
+                continue;
+            }
+            let line = String::from_utf8_lossy(&self.line).into_owned();
+            self.line.clear();
+            if line.starts_with("Finished game") {
+                self.games += 1;
+                fault::point("gate", self.games);
+            }
+            (self.progress)(Progress::Gate { generation: self.generation, line });
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether a stop was asked for.

@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod cpu;
+pub mod fault;
 pub mod generation;
 pub mod ledger;
 pub mod report;
@@ -112,6 +113,13 @@ pub enum Progress {
         /// Games of the shard in all.
         total: u64,
     },
+    /// A line of the gate's match log (`Finished game ...`, the progress lines).
+    Gate {
+        /// The generation.
+        generation: u32,
+        /// The line.
+        line: String,
+    },
     /// A generation finished.
     Finished(Box<GenerationRecord>),
 }
@@ -183,6 +191,7 @@ pub fn run(
             generation::Outcome::Stopped => return Ok(Stopped::Asked),
             generation::Outcome::Finished(record) => {
                 ledger.generations.push((*record).clone());
+                fault::point("ledger", 1);
                 ledger.save(dir)?;
                 report::write(dir, &ledger)?;
                 progress(Progress::Finished(record));

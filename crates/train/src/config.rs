@@ -71,11 +71,14 @@ pub struct NetConfig {
     pub hidden: usize,
     /// The activation of the hidden layer.
     pub activation: Activation,
+    /// A net file to start from instead of random weights (fine-tuning): its shape must be
+    /// `hidden` and `activation`, its variant the data's. Empty: random weights.
+    pub init: PathBuf,
 }
 
 impl Default for NetConfig {
     fn default() -> NetConfig {
-        NetConfig { hidden: 128, activation: Activation::Screlu }
+        NetConfig { hidden: 128, activation: Activation::Screlu, init: PathBuf::new() }
     }
 }
 

@@ -142,6 +142,22 @@ impl Network {
         sum
     }
 
+    /// The network of the inference crate's float model (a dequantised net file, to fine-tune).
+    #[must_use]
+    pub fn from_float(net: &ferz_nnue::FloatNetwork) -> Network {
+        let layout = Layout { hidden: net.hidden };
+        let mut params = vec![0.0; layout.len()];
+        params[layout.feature_weights()].copy_from_slice(&net.feature_weights);
+        params[layout.feature_bias()].copy_from_slice(&net.feature_bias);
+        params[layout.output_weights()].copy_from_slice(&net.output_weights);
+        params[layout.output_bias()] = net.output_bias;
+        let activation = match net.activation {
+            ferz_nnue::Activation::CReLU => Activation::Crelu,
+            ferz_nnue::Activation::SCReLU => Activation::Screlu,
+        };
+        Network { layout, activation, params }
+    }
+
     /// The same parameters as the inference crate's float model.
     #[must_use]
     pub fn to_float(&self) -> ferz_nnue::FloatNetwork {

@@ -264,7 +264,7 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
                     .into(),
             ));
         }
-        let net = Network::random(config.net.hidden, config.net.activation, config.data.seed);
+        let net = initial_net(config)?;
         let adam = AdamW::new(net.params.len());
         return Ok(State { variant: config.data.variant, net, adam, epoch: 0, batch: 0, loss_sum: 0.0, loss_count: 0 });
     }
@@ -293,6 +293,25 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
         loss_sum: c.loss_sum,
         loss_count: c.loss_count,
     })
+}
+
+/// The weights a fresh run starts from: random, or the net file `net.init` names.
+fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
+    let path = &config.net.init;
+    if path.as_os_str().is_empty() {
+        return Ok(Network::random(config.net.hidden, config.net.activation, config.data.seed));
+    }
+    let error = |reason: String| TrainError::Net { path: path.clone(), reason: format!("net.init: {reason}") };
+    let quantised = ferz_nnue::format::load(path, Some(crate::export::nnue_variant(config.data.variant)))
+        .map_err(|e| error(e.source.to_string()))?;
+    let net = Network::from_float(&ferz_nnue::FloatNetwork::dequantise(&quantised));
+    if net.layout.hidden != config.net.hidden || net.activation != config.net.activation {
+        return Err(error(format!(
+            "a {} {:?} net, the settings ask for {} {:?} (net.hidden, net.activation)",
+            net.layout.hidden, net.activation, config.net.hidden, config.net.activation
+        )));
+    }
+    Ok(net)
 }
 
 /// Puts the net just written, and where the run stands, into the run record.

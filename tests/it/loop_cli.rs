@@ -1,0 +1,151 @@
+//! `ferz loop` as a process: two tiny generations, killed (SIGKILL) in every stage and run
+//! again each time, end exactly as an unbroken run does; a finished loop run again changes
+//! nothing; a loop refuses settings other than those it began with.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use ferz_tests::{TempDir, ferz_binary};
+
+/// Two generations of two 6-game shards at 300 nodes; one training epoch of fine-tuning at a
+/// tiny learning rate (so each candidate is as strong as the best net and the gate, with bounds
+/// that accept an equal net, promotes it); gate games one at a time, so that they are the same
+/// games however often the match is resumed.
+const SETTINGS: &str = r#"
+[loop]
+seed = 7
+generations = 2
+threads = 1
+
+[selfplay]
+games = 6
+shards = 2
+nodes = 300
+multipv_plies = 0
+random_plies = 6
+hash_mb = 2
+
+[train]
+epochs = 2
+batch_size = 256
+lr = 0.00001
+
+[gate]
+nodes = 300
+games = 60
+elo0 = -200
+elo1 = -100
+concurrency = 1
+hash_mb = 4
+"#;
+
+fn run_loop(dir: &Path, config: &Path, kill_at: Option<&str>) -> Output {
+    let mut command = Command::new(ferz_binary());
+    command.arg("loop").arg(dir).arg("--config").arg(config);
+    match kill_at {
+        Some(point) => command.env("FERZ_LOOP_KILL_AT", point),
+        None => command.env_remove("FERZ_LOOP_KILL_AT"),
+    };
+    command.output().unwrap()
+}
+
+fn ledger(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("ledger.json")).unwrap()).unwrap()
+}
+
+/// A generation's record without what two runs in other directories cannot share: stage times,
+/// and the hashes of the shard manifests and of the training record, which hold the directory's
+/// paths and the seconds played. The merged dataset's manifest (every data file's SHA-256) and
+/// the candidate net's hash stay: those must be equal bit for bit.
+fn comparable(generation: &serde_json::Value) -> serde_json::Value {
+    let mut g = generation.clone();
+    g.as_object_mut().unwrap().remove("stages");
+    g["data"].as_object_mut().unwrap().remove("shard_manifests");
+    g["train"].as_object_mut().unwrap().remove("run_record");
+    g
+}
+
+#[test]
+fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
+    let tmp = TempDir::new("loop-kill");
+    let config = tmp.path().join("loop.toml");
+    std::fs::write(&config, SETTINGS).unwrap();
+
+    let unbroken = tmp.path().join("unbroken");
+    let output = run_loop(&unbroken, &config, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let reference = ledger(&unbroken);
+    let generations = reference["generations"].as_array().unwrap();
+    assert_eq!(generations.len(), 2);
+    assert!(generations.iter().all(|g| g["promoted"] == true), "{reference:#}");
+
+    // Generation 1 is killed in each of its stages, generation 2 in each again.
+    let killed = tmp.path().join("killed");
+    let points = ["selfplay:3", "merge:1", "train:1", "gate:3", "promote:1", "ledger:1"];
+    let mut kills = 0;
+    for point in points.iter().chain(&points) {
+        let output = run_loop(&killed, &config, Some(point));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.signal() {
+            Some(9 | 6) => {
+                assert!(stderr.contains(&format!("FERZ_LOOP_KILL_AT={point}")), "{stderr}");
+                kills += 1;
+            }
+            _ => panic!("{point}: the run was not killed ({:?}): {stderr}", output.status),
+        }
+    }
+    assert_eq!(kills, 12);
+    let output = run_loop(&killed, &config, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    let resumed = ledger(&killed);
+    for (a, b) in generations.iter().zip(resumed["generations"].as_array().unwrap()) {
+        assert_eq!(comparable(a), comparable(b), "a killed generation differs from the unbroken one");
+        for stage in ["selfplay", "merge", "train", "gate", "promote"] {
+            assert!(b["stages"][stage]["wall_seconds"].as_f64().unwrap() > 0.0, "{stage} has no time: {b:#}");
+        }
+    }
+    for name in ["gen-0000.nnue", "gen-0001.nnue", "gen-0002.nnue"] {
+        let a = std::fs::read(unbroken.join("best").join(name)).unwrap();
+        assert!(a == std::fs::read(killed.join("best").join(name)).unwrap(), "best/{name} differs");
+    }
+    assert!(!killed.join("gen-0001").join("data.part").exists());
+    let report = std::fs::read_to_string(killed.join("report.md")).unwrap();
+    assert!(report.contains("2 generations finished, 2 promoted"), "{report}");
+    let html = std::fs::read_to_string(killed.join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), 3, "three plots");
+
+    // A finished loop run again changes nothing.
+    let before = std::fs::read(killed.join("ledger.json")).unwrap();
+    let output = run_loop(&killed, &config, None);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("2 generations finished"));
+    assert!(std::fs::read(killed.join("ledger.json")).unwrap() == before);
+
+    // Other settings are refused, naming the key; more generations are allowed.
+    std::fs::write(&config, SETTINGS.replace("seed = 7", "seed = 8")).unwrap();
+    let output = run_loop(&killed, &config, None);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("loop.seed") && stderr.contains("ledger.json"), "{stderr}");
+}
+
+#[test]
+fn bad_loop_settings_fail_at_start_with_the_key() {
+    let tmp = TempDir::new("loop-bad");
+    let config = tmp.path().join("loop.toml");
+    for (text, key) in [
+        ("[gate]\ntc = \"fast\"\n", "gate.tc"),
+        ("[selfplay]\nshards = 0\n", "selfplay.shards"),
+        ("[train]\nwindoww = 2\n", "windoww"),
+        ("[loop]\nnet = \"xiangqi\"\n", "xiangqi"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let output = run_loop(&tmp.path().join("dir"), &config, None);
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(key), "{text}: {stderr}");
+        assert!(!tmp.path().join("dir").join("ledger.json").exists(), "{text}: a ledger was written");
+    }
+}

@@ -55,6 +55,13 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_loop_file_holds_exactly_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/loop.toml");
+        let (config, _): (ferz_loop::LoopConfig, _) = load(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(config, ferz_loop::LoopConfig::default());
+    }
+
+    #[test]
     fn the_documented_train_file_holds_exactly_the_defaults() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/train.toml");
         let (config, _): (ferz_train::TrainConfig, _) = load(Some(&path), Path::new("x"), &HashMap::new()).unwrap();

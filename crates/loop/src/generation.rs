@@ -84,29 +84,33 @@ pub fn run_generation(
         write(&gen_dir.join(STAGES_FILE), stages)
     };
 
-    // Self-play, shard by shard (each checkpointed after every game).
+    // Self-play: `loop.threads` shards at once, each with one thread, so that every shard's
+    // games are the same however often it is resumed (each checkpoints after every game).
     let selfplay = selfplay_config(dir, settings, &player, g);
     write(&gen_dir.join("selfplay.json"), &selfplay)?;
-    let mut shard_manifests = Vec::new();
-    for index in 0..settings.selfplay.shards {
-        let shard = ShardSpec { index, count: settings.selfplay.shards };
-        let dir_of_shard = shard_dir(&selfplay.run.out, index);
-        let complete = dir_of_shard.join(MANIFEST_FILE).exists();
-        if !complete {
-            progress(Progress::Stage { generation: g, stage: "selfplay", detail: format!("shard {index}") });
-        }
+    let shards = settings.selfplay.shards;
+    let pending: Vec<u32> =
+        (0..shards).filter(|&i| !shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists()).collect();
+    if !pending.is_empty() {
+        progress(Progress::Stage {
+            generation: g,
+            stage: "selfplay",
+            detail: format!("{} of {shards} shards, {} at a time", pending.len(), parallel_shards(settings)),
+        });
         let watch = Stopwatch::start();
-        let outcome = run_shard(&selfplay, shard, true, &control.signals, &mut |p| {
-            fault::point("selfplay", p.session_games);
-            progress(Progress::Games { generation: g, shard: index, done: p.tally.games, total: p.games_total });
-        })
-        .map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
-        if !complete {
-            timed(&mut stages, "selfplay", watch)?;
+        play_shards(&selfplay, shards, &pending, parallel_shards(settings), control, g, progress)?;
+        timed(&mut stages, "selfplay", watch)?;
+    }
+    let mut shard_manifests = Vec::new();
+    let played_with =
+        serde_json::to_value(&selfplay).map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
+    for index in 0..shards {
+        let dir_of_shard = shard_dir(&selfplay.run.out, index);
+        let manifest_path = dir_of_shard.join(MANIFEST_FILE);
+        if !manifest_path.exists() {
+            return Ok(Outcome::Stopped);
         }
-        let Some(manifest) = outcome.manifest else { return Ok(Outcome::Stopped) };
-        let played_with = serde_json::to_value(&selfplay)
-            .map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
+        let manifest: ferz_dataset::ShardManifest = read(&manifest_path)?;
         if manifest.settings != played_with {
             return Err(LoopError::Stage {
                 stage: "selfplay",
@@ -116,7 +120,7 @@ pub fn run_generation(
                 ),
             });
         }
-        shard_manifests.push(hash(&dir_of_shard.join(MANIFEST_FILE))?);
+        shard_manifests.push(hash(&manifest_path)?);
     }
     if control.stopping() {
         return Ok(Outcome::Stopped);
@@ -267,6 +271,65 @@ pub fn run_generation(
     })))
 }
 
+/// Shards played at once: one per thread the loop may use.
+fn parallel_shards(settings: &LoopConfig) -> usize {
+    match settings.run.threads {
+        0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        n => n,
+    }
+}
+
+/// Plays the `pending` shards, `parallel` at a time; returns when they are complete or a stop
+/// was asked for (each stopped shard checkpointed).
+fn play_shards(
+    selfplay: &SelfplayConfig,
+    count: u32,
+    pending: &[u32],
+    parallel: usize,
+    control: &Control,
+    generation: u32,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(), LoopError> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (sender, events) = std::sync::mpsc::channel::<Result<Progress, String>>();
+    std::thread::scope(|scope| {
+        for _ in 0..parallel.min(pending.len()) {
+            let sender = sender.clone();
+            let next = &next;
+            scope.spawn(move || {
+                while let Some(&index) = pending.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    if control.stopping() {
+                        break;
+                    }
+                    let result = run_shard(selfplay, ShardSpec { index, count }, true, &control.signals, &mut |p| {
+                        fault::point("selfplay", p.session_games);
+                        let games =
+                            Progress::Games { generation, shard: index, done: p.tally.games, total: p.games_total };
+                        let _ = sender.send(Ok(games));
+                    });
+                    if let Err(e) = result {
+                        // One failed shard stops the others where they can continue.
+                        control.signals.stop.store(true, Ordering::SeqCst);
+                        let _ = sender.send(Err(format!("shard {index}: {e}")));
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut failure = None;
+        for event in events {
+            match event {
+                Ok(event) => progress(event),
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        failure.map_or(Ok(()), |reason| Err(LoopError::Stage { stage: "selfplay", reason }))
+    })
+}
+
 /// The self-play settings of generation `g`: the loop's few settings over the defaults, the
 /// best net as the evaluation, and the generation's seed.
 #[must_use]
@@ -274,7 +337,9 @@ pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u3
     let s = &settings.selfplay;
     let mut config = SelfplayConfig::default();
     config.run.games = s.games;
-    config.run.threads = settings.run.threads;
+    // One thread a shard: with more, threads share the opening cache in an order that depends
+    // on timing, and a shard could not be played again exactly.
+    config.run.threads = 1;
     config.run.out = generation_dir(dir, g).join("selfplay");
     config.run.seed = generation_seed(settings.run.seed, g);
     config.run.checkpoint_seconds = 2;

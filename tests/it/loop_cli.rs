@@ -59,11 +59,26 @@ fn ledger(dir: &Path) -> serde_json::Value {
 /// paths and the seconds played. The merged dataset's manifest (every data file's SHA-256) and
 /// the candidate net's hash stay: those must be equal bit for bit.
 fn comparable(generation: &serde_json::Value) -> serde_json::Value {
-    let mut g = generation.clone();
+    let mut g = rounded(generation);
     g.as_object_mut().unwrap().remove("stages");
     g["data"].as_object_mut().unwrap().remove("shard_manifests");
     g["train"].as_object_mut().unwrap().remove("run_record");
     g
+}
+
+/// Floats to nine significant digits: a resumed gate sums the same games in another order, so
+/// its statistics equal the unbroken run's to the last bits, not in them.
+fn rounded(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let x = n.as_f64().unwrap();
+            serde_json::json!(format!("{x:.9e}").parse::<f64>().unwrap())
+        }
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), rounded(v))).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(rounded).collect()),
+        other => other.clone(),
+    }
 }
 
 #[test]

@@ -247,7 +247,14 @@ fn elo_plot(ledger: &Ledger) -> String {
             .y_label_area_size(56)
             .build_cartesian_2d(-0.2..last_gen + 0.2, low..high)
             .map_err(|x| e(&x))?;
-        chart.configure_mesh().x_desc("generation").y_desc("Elo").draw().map_err(|x| e(&x))?;
+        chart
+            .configure_mesh()
+            .x_desc("generation")
+            .y_desc("Elo")
+            .x_labels(last_gen as usize + 1)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(|x| e(&x))?;
         chart
             .draw_series(LineSeries::new(curve.iter().map(|p| (f64::from(p.generation), p.elo)), &BLUE))
             .map_err(|x| e(&x))?;
@@ -294,7 +301,14 @@ fn loss_plot(ledger: &Ledger) -> String {
             .y_label_area_size(72)
             .build_cartesian_2d(0.5..epochs + 0.5, low..high)
             .map_err(|x| e(&x))?;
-        chart.configure_mesh().x_desc("epoch").y_desc("loss").draw().map_err(|x| e(&x))?;
+        chart
+            .configure_mesh()
+            .x_desc("epoch")
+            .y_desc("loss")
+            .x_labels(epochs as usize)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(|x| e(&x))?;
         for (i, g) in ledger.generations.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let validation = g.train.epochs.iter().filter_map(|ep| ep.validation.map(|v| (f64::from(ep.epoch), v)));
@@ -337,7 +351,14 @@ fn time_plot(ledger: &Ledger) -> String {
             .y_label_area_size(64)
             .build_cartesian_2d(0.5..last_gen + 0.5, 0.0..high * 1.1)
             .map_err(|x| e(&x))?;
-        chart.configure_mesh().x_desc("generation").y_desc("seconds").draw().map_err(|x| e(&x))?;
+        chart
+            .configure_mesh()
+            .x_desc("generation")
+            .y_desc("seconds")
+            .x_labels(last_gen as usize)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(|x| e(&x))?;
         for (i, stage) in STAGES.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let points: Vec<(f64, f64)> = ledger

@@ -132,13 +132,23 @@ pub fn pgn_date_today() -> String {
     format!("{y:04}.{m:02}.{d:02}")
 }
 
-/// A game read from PGN: tags, SAN moves (comments, variations and NAGs dropped) and result.
+/// A game read from PGN: tags, SAN moves and comments of the main line (variations and NAGs
+/// dropped) and result.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PgnGame {
     /// Tag pairs in file order.
     pub headers: Vec<(String, String)>,
     /// The moves of the main line, as written.
     pub moves: Vec<String>,
+    /// The comments of the main line (`{...}` and `; ...` without their delimiters), each with
+    /// the number of moves read before it: 0 before the first move, `n` after move `n`. Readers
+    /// of annotations such as `[%eval]` take them from here.
+    pub comments: Vec<(usize, String)>,
+    /// Tag lines that are not `[Key "Value"]`, as written: a reader that needs its tags to be
+    /// right can refuse the game.
+    pub bad_tags: Vec<String>,
+    /// The line (1-based) where the game begins, for messages that point into the file.
+    pub line: usize,
     /// The game termination marker, if present.
     pub result: Option<String>,
 }
@@ -150,18 +160,31 @@ impl PgnGame {
         self.headers.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
+    /// The variant of the game: its `Variant` tag (the names Lichess, PyChess and ferz write),
+    /// else `default`.
+    ///
+    /// # Errors
+    /// A sentence naming a `Variant` tag that is none of chess, Chess960 and Shatranj.
+    pub fn variant(&self, default: Variant) -> Result<Variant, String> {
+        match self.header("Variant").map(str::to_ascii_lowercase).as_deref() {
+            Some("chess960" | "chess 960" | "fischerandom" | "fischer random") => Ok(Variant::Chess960),
+            Some("shatranj") => Ok(Variant::Shatranj),
+            Some("standard" | "from position" | "chess") => Ok(Variant::Chess),
+            None => Ok(default),
+            Some(_) => Err(format!(
+                "variant {:?} is not one ferz plays (chess, Chess960, Shatranj)",
+                self.header("Variant").unwrap_or_default()
+            )),
+        }
+    }
+
     /// The start position (from the `Variant` and `FEN` tags, else `variant`'s start) and the
     /// moves as legal moves.
     ///
     /// # Errors
-    /// A sentence naming the bad FEN or the first illegal move.
+    /// A sentence naming an unknown variant, the bad FEN or the first illegal move.
     pub fn replay(&self, variant: Variant) -> Result<(Position, Vec<Move>), String> {
-        let variant = match self.header("Variant").map(str::to_ascii_lowercase).as_deref() {
-            Some("chess960" | "chess 960" | "fischerandom" | "fischer random") => Variant::Chess960,
-            Some("shatranj") => Variant::Shatranj,
-            Some("standard" | "from position" | "chess") => Variant::Chess,
-            _ => variant,
-        };
+        let variant = self.variant(variant)?;
         let start = match self.header("FEN") {
             Some(fen) => Position::from_fen(fen, variant).map_err(|e| format!("FEN {fen:?}: {e}"))?,
             None => Position::new(variant),
@@ -184,25 +207,40 @@ pub fn parse_pgn(text: &str) -> Vec<PgnGame> {
     let mut games = Vec::new();
     let mut game = PgnGame::default();
     let chars: Vec<char> = text.chars().collect();
+    let newlines: Vec<usize> = (0..chars.len()).filter(|&j| chars[j] == '\n').collect();
+    let line_of = |i: usize| newlines.partition_point(|&j| j < i) + 1;
     let mut i = 0;
     let at_line_start = |i: usize| i == 0 || chars[i - 1] == '\n';
     while i < chars.len() {
         let c = chars[i];
+        if game.line == 0 && !c.is_whitespace() {
+            game.line = line_of(i);
+        }
         match c {
             '[' => {
                 // A tag after moves starts the next game (its result marker was missing).
                 if !game.moves.is_empty() || game.result.is_some() {
                     games.push(std::mem::take(&mut game));
+                    game.line = line_of(i);
                 }
                 let end = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len());
                 let tag: String = chars[i + 1..end].iter().collect();
-                if let Some(parsed) = parse_tag(&tag) {
-                    game.headers.push(parsed);
+                match parse_tag(&tag) {
+                    Some(parsed) => game.headers.push(parsed),
+                    None => game.bad_tags.push(format!("[{}", tag.trim_end())),
                 }
                 i = end;
             }
-            '{' => i = (i..chars.len()).find(|&j| chars[j] == '}').map_or(chars.len(), |j| j + 1),
-            ';' => i = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len()),
+            '{' => {
+                let end = (i..chars.len()).find(|&j| chars[j] == '}').unwrap_or(chars.len());
+                game.comments.push((game.moves.len(), chars[i + 1..end].iter().collect()));
+                i = (end + 1).min(chars.len());
+            }
+            ';' => {
+                let end = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len());
+                game.comments.push((game.moves.len(), chars[i + 1..end].iter().collect()));
+                i = end;
+            }
             '%' if at_line_start(i) => i = (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len()),
             '(' => {
                 let mut depth = 0;
@@ -243,13 +281,14 @@ pub fn parse_pgn(text: &str) -> Vec<PgnGame> {
             }
         }
     }
-    if !game.moves.is_empty() || !game.headers.is_empty() {
+    if !game.moves.is_empty() || !game.headers.is_empty() || !game.bad_tags.is_empty() {
         games.push(game);
     }
     games
 }
 
-/// `Key "Value"` with `\"` and `\\` escapes; the closing `]` is optional.
+/// `Key "Value"` with `\"` and `\\` escapes; the closing `]` is optional, the closing quote
+/// is not (a value without one is a tag cut short, not a value to guess).
 fn parse_tag(text: &str) -> Option<(String, String)> {
     let text = text.trim_end().trim_end_matches(']');
     let (key, rest) = text.split_once(char::is_whitespace)?;
@@ -259,11 +298,11 @@ fn parse_tag(text: &str) -> Option<(String, String)> {
     while let Some(c) = chars.next() {
         match c {
             '\\' => value.extend(chars.next()),
-            '"' => break,
+            '"' => return Some((key.to_owned(), value)),
             c => value.push(c),
         }
     }
-    Some((key.to_owned(), value))
+    None
 }
 
 #[cfg(test)]
@@ -287,6 +326,22 @@ mod tests {
         assert!(setup_tags(&Position::new(Variant::Chess)).is_empty());
         let from = Position::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1", Variant::Chess).unwrap();
         assert_eq!(setup_tags(&from)[0], ("SetUp", "1".to_owned()));
+    }
+
+    #[test]
+    fn reading_keeps_main_line_comments_lines_and_broken_tags() {
+        let text = "[Event \"a\"]\n\n1. e4 {[%eval 0.17] [%clk 0:00:30]} e5 (1... c5 {side line}) 2. Nf3 ; rest\n1-0\n\n\
+                    [Event \"b\"]\n[White \"cut short]\n[Black]\n\n{before} 1. d4 *\n";
+        let games = parse_pgn(text);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].comments, [(1, "[%eval 0.17] [%clk 0:00:30]".to_owned()), (3, " rest".to_owned())]);
+        assert_eq!((games[0].line, games[1].line), (1, 6));
+        assert!(games[0].bad_tags.is_empty());
+        assert_eq!(games[1].bad_tags, ["[White \"cut short]", "[Black]"]);
+        assert_eq!(games[1].comments, [(0, "before".to_owned())]);
+        assert_eq!(games[1].headers, [("Event".to_owned(), "b".to_owned())]);
+        let atomic = PgnGame { headers: vec![("Variant".into(), "Atomic".into())], ..PgnGame::default() };
+        assert!(atomic.replay(Variant::Chess).unwrap_err().contains("\"Atomic\""));
     }
 
     #[test]

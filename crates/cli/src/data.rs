@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 use ferz_book::cache::OpeningCache;
+use ferz_dataset::import::ImportOptions;
 use ferz_dataset::layout::variant_name;
 use ferz_dataset::verify;
 
@@ -25,6 +26,19 @@ pub enum DataCommand {
         /// Seed of the shuffle.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// Turn PGN games with `[%eval]` comments (the bot's files, Lichess or engine PGN) into a
+    /// verified dataset.
+    Import {
+        /// PGN files.
+        #[arg(required = true)]
+        games: Vec<PathBuf>,
+        /// The new dataset directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Skip (and count) games that cannot be read instead of stopping at the first.
+        #[arg(long)]
+        skip_bad: bool,
     },
     /// Verify and summarise shards or datasets.
     Stats {
@@ -72,6 +86,14 @@ pub fn run_data(command: &DataCommand) -> anyhow::Result<()> {
         DataCommand::Merge { out, shards, shuffle, seed } => {
             let manifest = verify::merge(out, shards, shuffle.then_some(*seed))?;
             print!("{}", verify::summary(&verify::AnyManifest::Dataset(manifest)));
+            println!("wrote {}", out.display());
+        }
+        DataCommand::Import { games, out, skip_bad } => {
+            let report = ferz_dataset::import::import(out, games, ImportOptions { skip_bad: *skip_bad })?;
+            for reason in &report.bad_games {
+                eprintln!("skipped {reason}");
+            }
+            print!("{}", verify::summary(&verify::AnyManifest::Import(Box::new(report.manifest))));
             println!("wrote {}", out.display());
         }
         DataCommand::Stats { dirs } => {

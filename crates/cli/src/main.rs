@@ -54,7 +54,7 @@ enum Command {
     Selfplay(selfplay::SelfplayArgs),
     /// Train an NNUE evaluation on self-play datasets and write the quantised net.
     Train(Box<train::TrainArgs>),
-    /// Check, merge and summarise self-play datasets.
+    /// Check, merge, import (PGN with evaluations), convert (bullet) and summarise datasets.
     #[command(subcommand)]
     Data(data::DataCommand),
     /// Inspect and merge opening caches.

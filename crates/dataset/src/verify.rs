@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::import::{IMPORT_FORMAT, ImportManifest};
 use crate::layout::{CHECKPOINT_FILE, FileKind, MANIFEST_FILE, variant_name};
 use crate::manifest::{
     DATASET_FORMAT, DatasetManifest, FileEntry, SHARD_FORMAT, ShardManifest, Tally, read_json, sha256_file,
@@ -51,6 +52,8 @@ pub enum AnyManifest {
     Shard(Box<ShardManifest>),
     /// A dataset written by `ferz data merge`.
     Dataset(DatasetManifest),
+    /// A dataset written by `ferz data import`.
+    Import(Box<ImportManifest>),
 }
 
 impl AnyManifest {
@@ -60,6 +63,7 @@ impl AnyManifest {
         match self {
             AnyManifest::Shard(m) => &m.tally,
             AnyManifest::Dataset(m) => &m.tally,
+            AnyManifest::Import(m) => &m.tally,
         }
     }
 
@@ -69,6 +73,7 @@ impl AnyManifest {
         match self {
             AnyManifest::Shard(m) => &m.files,
             AnyManifest::Dataset(m) => &m.files,
+            AnyManifest::Import(m) => &m.files,
         }
     }
 }
@@ -93,6 +98,7 @@ pub fn open_verified(dir: &Path) -> Result<AnyManifest, DatasetError> {
     let manifest = match format.format.as_str() {
         SHARD_FORMAT => AnyManifest::Shard(Box::new(read_json(&path).map_err(|reason| error(&path, reason))?)),
         DATASET_FORMAT => AnyManifest::Dataset(read_json(&path).map_err(|reason| error(&path, reason))?),
+        IMPORT_FORMAT => AnyManifest::Import(Box::new(read_json(&path).map_err(|reason| error(&path, reason))?)),
         other => return Err(error(&path, format!("unknown manifest format {other:?}"))),
     };
     verify_files(dir, manifest.files())?;
@@ -118,6 +124,12 @@ fn check_meaning(dir: &Path, manifest: &AnyManifest) -> Result<(), DatasetError>
     ] {
         if sum != tally.games {
             return Err(disagree(format!("{} games, but {what} adds up to {sum}", tally.games)));
+        }
+    }
+    if let AnyManifest::Import(m) = manifest {
+        let imported: u64 = m.sources.iter().map(|s| s.imported).sum();
+        if imported != tally.games {
+            return Err(disagree(format!("{} games, but its sources imported {imported}", tally.games)));
         }
     }
     for entry in manifest.files() {
@@ -239,6 +251,9 @@ pub fn merge(out: &Path, inputs: &[PathBuf], shuffle_seed: Option<u64>) -> Resul
         let manifest = match open_verified(dir)? {
             AnyManifest::Shard(m) => *m,
             AnyManifest::Dataset(_) => return Err(error(dir, "is a merged dataset; merge shards")),
+            AnyManifest::Import(_) => {
+                return Err(error(dir, "is an imported dataset; merge shards (give both to ferz train instead)"));
+            }
         };
         if !seen.insert((manifest.seed, manifest.shard_index, manifest.shard_count)) {
             return Err(error(
@@ -379,6 +394,19 @@ pub fn summary(manifest: &AnyManifest) -> String {
                 "merged from {} shards{}",
                 m.shards.len(),
                 if m.shuffle_seed.is_some() { ", shuffled" } else { "" }
+            );
+        }
+        AnyManifest::Import(m) => {
+            let read: u64 = m.sources.iter().map(|s| s.games).sum();
+            let _ = writeln!(
+                s,
+                "imported from {} PGN files: {read} games read, {} without a result and {} unreadable skipped; \
+                 {} moves without an evaluation, {} evaluated positions without a legal move",
+                m.sources.len(),
+                m.skipped.unfinished_games,
+                m.skipped.bad_games,
+                m.skipped.moves_without_eval,
+                m.skipped.terminal_positions
             );
         }
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Subcommand;
 use ferz_book::cache::OpeningCache;
+use ferz_dataset::convert;
 use ferz_dataset::import::ImportOptions;
 use ferz_dataset::layout::variant_name;
 use ferz_dataset::verify;
@@ -40,12 +41,30 @@ pub enum DataCommand {
         #[arg(long)]
         skip_bad: bool,
     },
+    /// Write a verified dataset's chess and Chess960 records in another trainer's format.
+    Convert {
+        /// The shard or dataset directory.
+        dataset: PathBuf,
+        /// The format: `bullet` (bullet's ChessBoard records, from the bulletformat crate).
+        #[arg(long, value_enum)]
+        to: ConvertTarget,
+        /// The file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Verify and summarise shards or datasets.
     Stats {
         /// Shard or dataset directories.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
     },
+}
+
+/// A format of `ferz data convert`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ConvertTarget {
+    /// bullet's `ChessBoard` records (32 bytes each).
+    Bullet,
 }
 
 /// `ferz cache ...`.
@@ -95,6 +114,19 @@ pub fn run_data(command: &DataCommand) -> anyhow::Result<()> {
             }
             print!("{}", verify::summary(&verify::AnyManifest::Import(Box::new(report.manifest))));
             println!("wrote {}", out.display());
+        }
+        DataCommand::Convert { dataset, to, out } => {
+            let target = match to {
+                ConvertTarget::Bullet => convert::Target::Bullet,
+            };
+            let report = convert::convert(dataset, target, out)?;
+            if report.shatranj_skipped > 0 {
+                eprintln!(
+                    "left out {} Shatranj records: bullet's boards are chess (the ferz and the alfil are no queen and bishop)",
+                    report.shatranj_skipped
+                );
+            }
+            println!("wrote {} records to {}", report.written, out.display());
         }
         DataCommand::Stats { dirs } => {
             for dir in dirs {

@@ -12,6 +12,7 @@ mod bot_records;
 mod bot_refresh;
 mod bot_tablebase;
 mod fake_lichess;
+mod import_cli;
 mod loop_cli;
 mod match_cli;
 mod nnue;

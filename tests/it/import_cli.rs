@@ -98,7 +98,8 @@ fn imports_lichess_and_bot_games_that_stats_and_train_accept() {
     assert!(!ok && stderr.contains("its sources imported 5"), "{stderr}");
 }
 
-const GOOD_GAME: &str = "[Event \"ok\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {[%eval 0.3]} e5 1-0\n\n";
+const GOOD_GAME: &str =
+    "[Event \"ok\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {[%eval 0.3]} e5 1-0\n\n";
 
 #[test]
 fn bad_pgn_names_the_file_the_game_and_the_move_and_writes_nothing() {
@@ -112,15 +113,42 @@ fn bad_pgn_names_the_file_the_game_and_the_move_and_writes_nothing() {
         ),
         (
             "illegal.pgn",
-            format!("{GOOD_GAME}[Event \"x\"]\n[White \"carol\"]\n[Black \"dave\"]\n\n1. e4 {{[%eval 0.2]}} e5 2. Ke3 1-0\n"),
+            format!(
+                "{GOOD_GAME}[Event \"x\"]\n[White \"carol\"]\n[Black \"dave\"]\n\n1. e4 {{[%eval 0.2]}} e5 2. Ke3 1-0\n"
+            ),
             "game 2 (line 8, carol - dave)",
             "move 2. Ke3",
         ),
-        ("truncated.pgn", format!("{GOOD_GAME}[Event \"x\"]\n\n1. e4 {{[%eval 0.2]}} e5 2. Nf3 {{[%ev"), "game 2", "no result marker"),
-        ("early-eval.pgn", "[Event \"x\"]\n\n{[%eval 0.2]} 1. e4 e5 1-0\n".to_owned(), "game 1", "before the first move"),
-        ("bad-eval.pgn", "[Event \"x\"]\n\n1. e4 {[%eval +-1]} e5 1-0\n".to_owned(), "game 1", "move 1. e4: evaluation"),
-        ("mate-not-mate.pgn", "[Event \"x\"]\n\n1. e4 {[%eval #0]} e5 1-0\n".to_owned(), "game 1", "move 1. e4: a mate on the board"),
-        ("atomic.pgn", "[Event \"x\"]\n[Variant \"Atomic\"]\n\n1. e4 {[%eval 0.2]} 1-0\n".to_owned(), "game 1", "\"Atomic\""),
+        (
+            "truncated.pgn",
+            format!("{GOOD_GAME}[Event \"x\"]\n\n1. e4 {{[%eval 0.2]}} e5 2. Nf3 {{[%ev"),
+            "game 2",
+            "no result marker",
+        ),
+        (
+            "early-eval.pgn",
+            "[Event \"x\"]\n\n{[%eval 0.2]} 1. e4 e5 1-0\n".to_owned(),
+            "game 1",
+            "before the first move",
+        ),
+        (
+            "bad-eval.pgn",
+            "[Event \"x\"]\n\n1. e4 {[%eval +-1]} e5 1-0\n".to_owned(),
+            "game 1",
+            "move 1. e4: evaluation",
+        ),
+        (
+            "mate-not-mate.pgn",
+            "[Event \"x\"]\n\n1. e4 {[%eval #0]} e5 1-0\n".to_owned(),
+            "game 1",
+            "move 1. e4: a mate on the board",
+        ),
+        (
+            "atomic.pgn",
+            "[Event \"x\"]\n[Variant \"Atomic\"]\n\n1. e4 {[%eval 0.2]} 1-0\n".to_owned(),
+            "game 1",
+            "\"Atomic\"",
+        ),
     ];
     for (name, text, game, what) in cases {
         let file = dir.path().join(name);
@@ -222,7 +250,7 @@ fn bullet_reads_ferz_datasets_and_converted_files() {
         assert_eq!((bullets_own.score(), bullets_own.occ()), (board.score(), board.occ()));
         let flip = if record.position.turn() == Color::Black { 56 } else { 0 };
         let rights: Vec<u8> = record.position.castling_rooks().map(|sq| sq.index() as u8 ^ flip).collect();
-        for ((own, square), (ferz, _)) in bullets_own.into_iter().zip(board.into_iter()) {
+        for ((own, square), (ferz, _)) in bullets_own.into_iter().zip(*board) {
             if rights.contains(&square) {
                 assert_eq!((own & 7, ferz & 7), (2, 3));
                 castling_rooks += 1;

@@ -268,16 +268,7 @@ fn read_game(game: &PgnGame) -> Result<Option<ReadGame>, String> {
         }
     }
     let pgn = write_pgn(&tags, &start, &moves, None, &marker);
-    Ok(Some(ReadGame {
-        variant,
-        result,
-        plies: moves.len() as u64,
-        records,
-        pgn,
-        termination,
-        without_eval,
-        terminal,
-    }))
+    Ok(Some(ReadGame { variant, result, plies: moves.len() as u64, records, pgn, termination, without_eval, terminal }))
 }
 
 /// The data files being written, under temporary names until [`Outputs::finish`].
@@ -355,7 +346,8 @@ pub fn import(out: &Path, inputs: &[PathBuf], options: ImportOptions) -> Result<
                 tally,
                 files,
             };
-            write_json_atomic(&out.join(MANIFEST_FILE), &manifest).map_err(|e| DatasetError::new(out, e.to_string()))?;
+            write_json_atomic(&out.join(MANIFEST_FILE), &manifest)
+                .map_err(|e| DatasetError::new(out, e.to_string()))?;
             Ok(ImportReport { manifest, bad_games })
         }
         Err(e) => {
@@ -465,8 +457,8 @@ mod tests {
     #[test]
     fn mates_score_as_the_search_scores_them() {
         let white = Position::new(Variant::Chess);
-        let black = Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", Variant::Chess)
-            .unwrap();
+        let black =
+            Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", Variant::Chess).unwrap();
         // White to move and mating in 1: one ply away.
         assert_eq!(Eval::Mate(1).white_cp(&white), Some(31_999));
         // Black to move and white mating in 1: black's move, then white's.

@@ -261,3 +261,132 @@ fn bullet_reads_ferz_datasets_and_converted_files() {
     }
     assert!(castling_rooks > 0);
 }
+
+/// A position a chain's move is played from: marlinformat bytes 0..24 (occupancy and pieces),
+/// black to move, and the move's evaluation.
+type ChainPosition = ([u8; 24], bool, i16);
+/// A chain's positions and its result (0 black won, 1 draw, 2 white won).
+type Chain = (Vec<ChainPosition>, u8);
+
+/// The chains of a viriformat file: per game each position played from (its marlinformat
+/// occupancy and pieces, bytes 0..24, and side to move) with its evaluation, and the result.
+fn read_chains(path: &Path) -> Vec<Chain> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut reader = std::io::BufReader::new(bytes.as_slice());
+    let mut games = Vec::new();
+    while !std::io::BufRead::fill_buf(&mut reader).unwrap().is_empty() {
+        let game = viriformat::dataformat::Game::deserialise_from(&mut reader, Vec::new()).unwrap();
+        let mut positions = Vec::new();
+        game.visit_positions(|board, eval| {
+            let packed = board.to_marlinformat(0, 0, 0).as_bytes();
+            positions.push((packed[..24].try_into().unwrap(), packed[24] & 0x80 != 0, eval as i16));
+        });
+        let wdl = match game.outcome() {
+            viriformat::dataformat::WDL::Win => 2,
+            viriformat::dataformat::WDL::Draw => 1,
+            viriformat::dataformat::WDL::Loss => 0,
+        };
+        games.push((positions, wdl));
+    }
+    games
+}
+
+/// How many marlin records of `marlin_path` are positions of some chain with the same
+/// evaluation and result, and how many are not.
+fn records_in_chains(marlin_path: &Path, chains: &[Chain]) -> (usize, usize) {
+    let bytes = std::fs::read(marlin_path).unwrap();
+    let (mut found, mut missing) = (0, 0);
+    for record in bytes.chunks_exact(32) {
+        let key: [u8; 24] = record[..24].try_into().unwrap();
+        let black = record[24] & 0x80 != 0;
+        let score = i16::from_le_bytes([record[28], record[29]]);
+        let hit = chains.iter().any(|(positions, wdl)| {
+            *wdl == record[30] && positions.iter().any(|&(k, b, e)| k == key && b == black && e == score)
+        });
+        if hit {
+            found += 1;
+        } else {
+            missing += 1;
+        }
+    }
+    (found, missing)
+}
+
+#[test]
+fn viriformat_chains_hold_imported_games() {
+    let dir = TempDir::new("import-viri");
+    let data = dir.path().join("data");
+    let (ok, _, stderr) = import(&data, &[&test_data("lichess.pgn"), &test_data("ferzbot.pgn")], &[]);
+    assert!(ok, "{stderr}");
+    let out = dir.path().join("data.viri");
+    let (ok, stdout, stderr) =
+        ferz(&["data", "convert", data.to_str().unwrap(), "--to", "viriformat", "--out", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("left out 1 Shatranj games"), "{stderr}");
+    assert!(stdout.contains("wrote 17 moves"), "{stdout}");
+    let chains = read_chains(&out);
+    assert_eq!(chains.len(), 3);
+    // The Lichess game: the first move has no evaluation; 3... Nf6?? is played from the
+    // position 3. Qh5 {-0.3} scores.
+    let lichess: Vec<i16> = chains[0].0.iter().map(|p| p.2).collect();
+    assert_eq!(lichess, [i16::MAX, 36, 25, 10, 20, -30, 31_999]);
+    assert_eq!(chains[0].1, 2);
+    // Every record is a position of a chain, but for an evaluation after a game's last move (no
+    // move is played from it): the Chess960 game's 10... Ne7 {#-3} (with castling rights as
+    // viriformat reads them); in both chess games a move follows the last evaluation.
+    assert_eq!(records_in_chains(&data.join("chess960.marlin"), &chains), (3, 1));
+    assert_eq!(records_in_chains(&data.join("chess.marlin"), &chains), (9, 0));
+}
+
+const SELFPLAY: &str = r#"
+[run]
+games = 4
+threads = 1
+seed = 5
+
+[variants]
+chess = 1
+chess960 = 1
+
+[search]
+nodes = 200
+hash_mb = 1
+
+[opening]
+multipv_plies = 0
+random_plies = 4
+
+[filter]
+min_ply = 4
+
+[cache]
+enabled = false
+"#;
+
+#[test]
+fn viriformat_chains_hold_selfplay_records() {
+    let dir = TempDir::new("selfplay-viri");
+    let settings = dir.path().join("selfplay.toml");
+    std::fs::write(&settings, SELFPLAY).unwrap();
+    let data = dir.path().join("data");
+    let (ok, _, stderr) = ferz(&["selfplay", "--config", settings.to_str().unwrap(), "--out", data.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let shard = data.join("shard-00000");
+    let out = dir.path().join("shard.viri");
+    let (ok, _, stderr) =
+        ferz(&["data", "convert", shard.to_str().unwrap(), "--to", "viriformat", "--out", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let chains = read_chains(&out);
+    assert_eq!(chains.len(), 4);
+    // Self-play records are positions moves were searched from: all are in the chains.
+    let mut records = 0;
+    for name in ["chess.marlin", "chess960.marlin"] {
+        let (found, missing) = records_in_chains(&shard.join(name), &chains);
+        assert_eq!(missing, 0, "{name}");
+        records += found;
+    }
+    assert!(records > 0);
+    let (ok, _, stderr) =
+        ferz(&["data", "convert", shard.to_str().unwrap(), "--to", "bullet", "--out", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+}

@@ -45,7 +45,8 @@ pub enum DataCommand {
     Convert {
         /// The shard or dataset directory.
         dataset: PathBuf,
-        /// The format: `bullet` (bullet's ChessBoard records, from the bulletformat crate).
+        /// The format: `bullet` (bullet's ChessBoard records, crate bulletformat) or `viriformat`
+        /// (viridithas's game chains, crate viriformat).
         #[arg(long, value_enum)]
         to: ConvertTarget,
         /// The file to write.
@@ -65,6 +66,8 @@ pub enum DataCommand {
 pub enum ConvertTarget {
     /// bullet's `ChessBoard` records (32 bytes each).
     Bullet,
+    /// viridithas's game chains (a start record, then 4 bytes a move).
+    Viriformat,
 }
 
 /// `ferz cache ...`.
@@ -118,15 +121,20 @@ pub fn run_data(command: &DataCommand) -> anyhow::Result<()> {
         DataCommand::Convert { dataset, to, out } => {
             let target = match to {
                 ConvertTarget::Bullet => convert::Target::Bullet,
+                ConvertTarget::Viriformat => convert::Target::Viriformat,
             };
             let report = convert::convert(dataset, target, out)?;
+            let (unit, written) = match to {
+                ConvertTarget::Bullet => ("records", "records"),
+                ConvertTarget::Viriformat => ("games", "moves"),
+            };
             if report.shatranj_skipped > 0 {
                 eprintln!(
-                    "left out {} Shatranj records: bullet's boards are chess (the ferz and the alfil are no queen and bishop)",
+                    "left out {} Shatranj {unit}: the format is chess (the ferz and the alfil are no queen and bishop)",
                     report.shatranj_skipped
                 );
             }
-            println!("wrote {} records to {}", report.written, out.display());
+            println!("wrote {} {written} to {}", report.written, out.display());
         }
         DataCommand::Stats { dirs } => {
             for dir in dirs {

@@ -5,7 +5,8 @@
 //! - [`layout`]: the file names of a shard or dataset directory and their kinds;
 //! - [`manifest`]: `manifest.json` (totals, files with sizes and SHA-256) and the atomic JSON and
 //!   checksum helpers every writer uses;
-//! - [`convert`]: a dataset as another trainer's records (bullet's `ChessBoard`);
+//! - `convert` (feature `convert`): a dataset as another trainer's files (bullet's `ChessBoard`
+//!   records, viriformat's game chains);
 //! - [`import`]: PGN games with `[%eval]` comments as a dataset (`ferz data import`);
 //! - [`verify`]: opening a directory (every byte checked against the manifest, and the manifest's
 //!   counts against what the files hold), merging shards, and the summary `ferz data stats` prints.
@@ -13,6 +14,7 @@
 //! Self-play writes this format, `ferz data` and the trainer read it. It knows positions
 //! (`ferz-chess`) and nothing of search, the opening cache's store or the network.
 
+#[cfg(feature = "convert")]
 pub mod convert;
 pub mod import;
 pub mod layout;

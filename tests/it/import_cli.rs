@@ -98,6 +98,27 @@ fn imports_lichess_and_bot_games_that_stats_and_train_accept() {
     assert!(!ok && stderr.contains("its sources imported 5"), "{stderr}");
 }
 
+#[test]
+fn imported_mates_score_as_selfplay_records_them() {
+    use ferz_dataset::import::Eval;
+    use ferz_engine::Score;
+    let white = Position::new(Variant::Chess);
+    let black =
+        Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", Variant::Chess).unwrap();
+    for pos in [white, black] {
+        for n in 1..=40 {
+            for white_mates in [true, false] {
+                // [%eval #n] is white's view; the search's Score::Mate is the side to move's.
+                let eval = Eval::Mate(if white_mates { n } else { -n });
+                let mover_mates = white_mates == (pos.turn() == Color::White);
+                let score = Score::Mate(if mover_mates { n } else { -n });
+                let selfplay = ferz_selfplay::game::white_cp(score, pos.turn());
+                assert_eq!(eval.white_cp(&pos), Some(selfplay), "#{n} white mates {white_mates} {}", pos.fen());
+            }
+        }
+    }
+}
+
 const GOOD_GAME: &str =
     "[Event \"ok\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. e4 {[%eval 0.3]} e5 1-0\n\n";
 

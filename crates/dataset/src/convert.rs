@@ -218,11 +218,11 @@ fn write_viriformat(
             report.shatranj_skipped += 1;
             continue;
         }
-        let outcome = match game.result.as_deref() {
-            Some("1-0") => GameOutcome::WhiteWin(WinType::Adjudication),
-            Some("0-1") => GameOutcome::BlackWin(WinType::Adjudication),
-            Some("1/2-1/2") => GameOutcome::Draw(DrawType::Adjudication),
-            other => return Err(bad(format!("result {other:?} in a dataset"))),
+        let outcome = match game.result.as_deref().and_then(GameResult::from_pgn).flatten() {
+            Some(GameResult::Win(Color::White)) => GameOutcome::WhiteWin(WinType::Adjudication),
+            Some(GameResult::Win(Color::Black)) => GameOutcome::BlackWin(WinType::Adjudication),
+            Some(GameResult::Draw) => GameOutcome::Draw(DrawType::Adjudication),
+            None => return Err(bad(format!("result {:?} in a dataset", game.result))),
         };
         let mut board = Board::new();
         let fen = shredder_fen(&start);

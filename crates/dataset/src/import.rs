@@ -196,23 +196,15 @@ fn read_game(game: &PgnGame) -> Result<Option<ReadGame>, String> {
     if let Some(tag) = game.bad_tags.first() {
         return Err(format!("tag {tag} is not [Key \"Value\"]"));
     }
-    let result = match game.result.as_deref() {
-        None => {
-            return Err("no result marker (1-0, 0-1, 1/2-1/2 or *): the file ends inside the game, or the next game \
-                        begins without one"
-                .to_owned());
-        }
-        Some("*") => return Ok(None),
-        Some(marker) => marker,
+    let Some(marker) = game.result.as_deref() else {
+        return Err("no result marker (1-0, 0-1, 1/2-1/2 or *): the file ends inside the game, or the next game \
+                    begins without one"
+            .to_owned());
     };
-    if let Some(tag) = game.header("Result").filter(|&tag| tag != result) {
-        return Err(format!("the Result tag says {tag} but the movetext ends with {result}"));
+    let Some(result) = GameResult::from_pgn(marker).flatten() else { return Ok(None) };
+    if let Some(tag) = game.header("Result").filter(|&tag| tag != marker) {
+        return Err(format!("the Result tag says {tag} but the movetext ends with {marker}"));
     }
-    let result = match result {
-        "1-0" => GameResult::Win(ferz_chess::Color::White),
-        "0-1" => GameResult::Win(ferz_chess::Color::Black),
-        _ => GameResult::Draw,
-    };
     let variant = game.variant(Variant::Chess)?;
     let start = match game.header("FEN") {
         Some(fen) => Position::from_fen(fen, variant).map_err(|e| format!("FEN {fen:?}: {e}"))?,
@@ -258,7 +250,6 @@ fn read_game(game: &PgnGame) -> Result<Option<ReadGame>, String> {
         records.push(marlin::encode(&pos, cp, result));
     }
     let termination = game.header("Termination").filter(|t| !t.is_empty()).unwrap_or("unknown").to_ascii_lowercase();
-    let marker = game.result.clone().unwrap_or_default();
     // games.pgn counts games by their `[Event` tags, so every game starts with one; the setup
     // tags are written again from the start position.
     let mut tags: Vec<(&str, String)> = vec![("Event", game.header("Event").unwrap_or("?").to_owned())];
@@ -267,7 +258,7 @@ fn read_game(game: &PgnGame) -> Result<Option<ReadGame>, String> {
             tags.push((key.as_str(), value.clone()));
         }
     }
-    let pgn = write_pgn(&tags, &start, &moves, None, &marker);
+    let pgn = write_pgn(&tags, &start, &moves, None, marker);
     Ok(Some(ReadGame { variant, result, plies: moves.len() as u64, records, pgn, termination, without_eval, terminal }))
 }
 

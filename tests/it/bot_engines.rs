@@ -2,7 +2,6 @@
 //! engine, external engines that crash, hang or cannot be restarted mid-game (the game goes
 //! on, never lost on time), and pondering with the in-process and with a UCI engine.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use ferz_tests::bot_process::BotProcess;
@@ -17,11 +16,6 @@ use super::bot::{accepted_game, assert_legal, wait_over};
 const FAKE_UCI: &str = env!("CARGO_BIN_EXE_fake-uci");
 
 /// Stockfish, from `FERZ_STOCKFISH` or the Debian package's path.
-fn stockfish() -> Option<PathBuf> {
-    let path = std::env::var_os("FERZ_STOCKFISH").map_or_else(|| PathBuf::from("/usr/games/stockfish"), PathBuf::from);
-    path.exists().then_some(path)
-}
-
 fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
     let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
     server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
@@ -49,10 +43,7 @@ fn game_over_field(log: &str, key: &str) -> u64 {
 
 #[test]
 fn stockfish_plays_a_whole_game_as_the_bots_engine() {
-    let Some(stockfish) = stockfish() else {
-        eprintln!("skipped: Stockfish is not installed (apt package `stockfish`, or set FERZ_STOCKFISH)");
-        return;
-    };
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
     let server = FakeLichess::start(FakeConfig::default());
     let engine = format!("kind = \"uci\"\ncommand = \"{}\"\nnodes = 3000", stockfish.display());
     let bot = start_bot(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
@@ -206,10 +197,8 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 #[ignore = "measurement; run on demand"]
 fn measure_pondering() {
     let games: usize = std::env::var("FERZ_PONDER_GAMES").ok().and_then(|n| n.parse().ok()).unwrap_or(10);
-    let (program, name) = match stockfish() {
-        Some(path) => (path, "Stockfish"),
-        None => (ferz_binary(), "ferz"),
-    };
+    let stockfish = ferz_testserver::oracle::stockfish_path();
+    let (program, name) = if stockfish.exists() { (stockfish, "Stockfish") } else { (ferz_binary(), "ferz") };
     let mut report = Vec::new();
     for ponder in [true, false] {
         let server = FakeLichess::start(FakeConfig::default());

@@ -84,7 +84,8 @@ enum Command {
 /// shared by `ferz selfplay`, `ferz train` and `ferz match`.
 const EXIT_INTERRUPTED: u8 = 130;
 
-const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "spsa", "selfplay", "train", "data", "cache", "bot", "help"];
+const SUBCOMMANDS: &[&str] =
+    &["uci", "bench", "perft", "match", "spsa", "selfplay", "train", "data", "cache", "bot", "help"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -272,7 +272,9 @@ pub fn parse_params(text: &str) -> Result<Vec<(String, i64)>, ParamsFileError> {
         });
         match parsed {
             Some(pair) => pairs.push(pair),
-            None => return Err(ParamsFileError(format!("line {}: expected `NAME = number`, got {line:?}", number + 1))),
+            None => {
+                return Err(ParamsFileError(format!("line {}: expected `NAME = number`, got {line:?}", number + 1)));
+            }
         }
     }
     Ok(pairs)

@@ -210,7 +210,8 @@ impl Worker {
     pub fn aspiration(&mut self, root: &Position, depth: i32, pv_index: usize, shared: &SharedSearch<'_>) -> i32 {
         let previous = self.root_moves[pv_index].previous_score;
         let mut delta = ASPIRATION_DELTA.get();
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH.get() && previous > -INFINITY && !is_mate(previous) {
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH.get() && previous > -INFINITY && !is_mate(previous)
+        {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)
@@ -499,7 +500,8 @@ impl Worker {
         if !PV && !in_check && excluded.is_none() {
             // Reverse futility pruning: far above beta, a shallow search will not fall below it.
             if depth <= RFP_MAX_DEPTH.get()
-                && eval - (RFP_MARGIN_PER_DEPTH.get() * depth - RFP_IMPROVING_BONUS.get() * i32::from(improving)) >= beta
+                && eval - (RFP_MARGIN_PER_DEPTH.get() * depth - RFP_IMPROVING_BONUS.get() * i32::from(improving))
+                    >= beta
                 && eval < MATE_BOUND
             {
                 return eval;
@@ -571,7 +573,9 @@ impl Worker {
                     if move_count as i32 > lmp_limit {
                         continue;
                     }
-                    if depth <= FUTILITY_MAX_DEPTH.get() && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * depth <= alpha {
+                    if depth <= FUTILITY_MAX_DEPTH.get()
+                        && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * depth <= alpha
+                    {
                         continue;
                     }
                     if depth <= SEE_QUIET_MAX_DEPTH.get() && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get() * depth * depth) {
@@ -719,7 +723,8 @@ impl Worker {
         quiets: &[Move],
         captures: &[Move],
     ) {
-        let bonus = (depth * depth * HISTORY_BONUS_QUADRATIC.get() + depth * HISTORY_BONUS_LINEAR.get()).min(HISTORY_BONUS_MAX.get());
+        let bonus = (depth * depth * HISTORY_BONUS_QUADRATIC.get() + depth * HISTORY_BONUS_LINEAR.get())
+            .min(HISTORY_BONUS_MAX.get());
         let us = pos.turn();
         let piece_of = |m: Move| piece_index(pos.board().piece_at(m.from()).expect("legal move has a mover"));
         if is_quiet(pos, best) {

@@ -22,7 +22,6 @@ pub struct TimeBudget {
     pub hard: Option<Duration>,
 }
 
-
 impl TimeBudget {
     /// The budget for `us` under `limits`, keeping `overhead` for the transmission of the move.
     #[must_use]
@@ -101,8 +100,7 @@ impl SearchProgress {
         // more depth is unlikely to change the choice; an even spread means close alternatives.
         let share = (percent(&TM_SHARE_OFFSET) - self.best_move_share.clamp(0.0, 1.0)) * percent(&TM_SHARE_WEIGHT);
         // A falling score means the search found trouble: look further before moving.
-        let drop =
-            1.0 + f64::from(self.score_drop.clamp(0, TM_DROP_MAX.get())) / f64::from(TM_DROP_DIVISOR.get());
+        let drop = 1.0 + f64::from(self.score_drop.clamp(0, TM_DROP_MAX.get())) / f64::from(TM_DROP_DIVISOR.get());
         changes * share * drop
     }
 }

@@ -74,7 +74,9 @@ impl OptionKind {
     /// given (the option checks them). `None` when it cannot be read.
     fn parse(&self, value: &str) -> Option<OptionValue> {
         match self {
-            OptionKind::Spin { min, max, .. } => value.parse::<i64>().ok().map(|n| OptionValue::Spin(n.clamp(*min, *max))),
+            OptionKind::Spin { min, max, .. } => {
+                value.parse::<i64>().ok().map(|n| OptionValue::Spin(n.clamp(*min, *max)))
+            }
             OptionKind::Check { .. } => match value.to_ascii_lowercase().as_str() {
                 "true" => Some(OptionValue::Check(true)),
                 "false" => Some(OptionValue::Check(false)),

@@ -175,11 +175,9 @@ impl SpsaConfig {
         in_range("spsa.a_share", s.a_share, 0.0..=1.0, "use 0 to 1; 0.1 is the standard")?;
         let g = &self.games;
         at_least("games.pairs_per_iteration", g.pairs_per_iteration, 1, "at least one pair")?;
-        let command = self
-            .engine
-            .command
-            .parse::<EngineCommand>()
-            .map_err(|_| InvalidSetting::new("engine.command", &self.engine.command, "use `ferz` or `uci:<path> [args]`"))?;
+        let command = self.engine.command.parse::<EngineCommand>().map_err(|_| {
+            InvalidSetting::new("engine.command", &self.engine.command, "use `ferz` or `uci:<path> [args]`")
+        })?;
         let options = self
             .engine
             .options
@@ -208,14 +206,22 @@ impl SpsaConfig {
             .map(str::parse::<DrawAdjudication>)
             .transpose()
             .map_err(|_| {
-                InvalidSetting::new("games.draw_adjudication", &g.draw_adjudication, "write movenumber=N,movecount=M,score=CP")
+                InvalidSetting::new(
+                    "games.draw_adjudication",
+                    &g.draw_adjudication,
+                    "write movenumber=N,movecount=M,score=CP",
+                )
             })?;
         let resign = Some(g.resign_adjudication.trim())
             .filter(|t| !t.is_empty())
             .map(str::parse::<ResignAdjudication>)
             .transpose()
             .map_err(|_| {
-                InvalidSetting::new("games.resign_adjudication", &g.resign_adjudication, "write movecount=M,score=CP[,twosided]")
+                InvalidSetting::new(
+                    "games.resign_adjudication",
+                    &g.resign_adjudication,
+                    "write movecount=M,score=CP[,twosided]",
+                )
             })?;
         let book_order = g
             .book_order

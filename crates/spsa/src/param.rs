@@ -105,8 +105,11 @@ mod tests {
 
     #[test]
     fn reads_openbench_lines_and_names_the_bad_one() {
-        let params = parse_openbench("# search\nRfpMargin, int, 70, 30, 150, 6, 0.002\nLmr, float, 0.75, 0, 2, 0.1, 0.002\n", "x")
-            .unwrap();
+        let params = parse_openbench(
+            "# search\nRfpMargin, int, 70, 30, 150, 6, 0.002\nLmr, float, 0.75, 0, 2, 0.1, 0.002\n",
+            "x",
+        )
+        .unwrap();
         assert_eq!(params.len(), 2);
         assert!(params[0].integer && !params[1].integer);
         assert_eq!((params[0].start, params[0].c_end), (70.0, 6.0));

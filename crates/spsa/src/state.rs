@@ -1,7 +1,8 @@
 //! The run on disk: `state.json` (everything a resumed run needs), and what is derived from
 //! it after every iteration: `trajectory.csv`, `trajectory.svg` and `result.params`. Every file
 //! is written to a temporary name and renamed over the old one, so a run killed at any moment
-//! leaves either the old or the new file, never half of one.
+//! leaves either the old or the new file, never half of one. Only the state is flushed to disk
+//! before its rename (a power cut must not leave it empty); the others are derived from it.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -72,7 +73,9 @@ impl State {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => return Err(StateError::Io { path: path.display().to_string(), error }),
         };
-        serde_json::from_str(&text).map(Some).map_err(|error| StateError::Format { path: path.display().to_string(), error })
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|error| StateError::Format { path: path.display().to_string(), error })
     }
 
     /// Writes the state and the files derived from it into `dir`.
@@ -81,10 +84,10 @@ impl State {
     /// A file that cannot be written.
     pub fn save(&self, dir: &Path) -> Result<(), StateError> {
         let json = serde_json::to_string(self).expect("a state serialises");
-        write_atomic(&dir.join("state.json"), json.as_bytes())?;
-        write_atomic(&dir.join("trajectory.csv"), self.csv().as_bytes())?;
-        write_atomic(&dir.join("trajectory.svg"), self.svg().as_bytes())?;
-        write_atomic(&dir.join("result.params"), self.result_params().as_bytes())
+        write_atomic(&dir.join("state.json"), json.as_bytes(), true)?;
+        write_atomic(&dir.join("trajectory.csv"), self.csv().as_bytes(), false)?;
+        write_atomic(&dir.join("trajectory.svg"), self.svg().as_bytes(), false)?;
+        write_atomic(&dir.join("result.params"), self.result_params().as_bytes(), false)
     }
 
     /// The trajectory: a header, the start, then one row per iteration.
@@ -162,18 +165,18 @@ impl State {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, flushed to disk
-/// before it is renamed over `path`.
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed over
+/// `path`; with `durable`, flushed to disk before the rename.
 ///
 /// # Errors
 /// When the temporary file cannot be written or renamed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), StateError> {
     let io = |error| StateError::Io { path: path.display().to_string(), error };
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".tmp");
     let temporary = path.with_file_name(name);
     let mut file = std::fs::File::create(&temporary).map_err(io)?;
-    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(io)?;
+    file.write_all(bytes).and_then(|()| if durable { file.sync_all() } else { Ok(()) }).map_err(io)?;
     drop(file);
     std::fs::rename(&temporary, path).map_err(io)
 }

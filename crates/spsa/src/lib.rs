@@ -5,7 +5,8 @@
 //! Each iteration perturbs every parameter by ±`c_k` at once, plays game pairs between the
 //! engine at `θ + c_k·Δ` and at `θ − c_k·Δ`, and moves `θ` along `Δ` by the net score. The gains
 //! follow the recipe of fishtest and OpenBench: `c_k = c_end·(N/k)^γ`, `a_k = a/(A + k)^α` with
-//! `a = r_end·c_end²·(A + N)^α`, `A = N/10`, `α = 0.602`, `γ = 0.101`.
+//! `a = r_end·c_end²·(A + N)^α`, `A = N/10`, `α = 0.602`, `γ = 0.101`, with `k` and `N` counted
+//! in game pairs as OpenBench counts them.
 //!
 //! - [`config`]: [`SpsaConfig`], what `config/spsa.toml` holds.
 //! - [`param`]: [`SpsaParam`], the parameters in OpenBench's SPSA input format.

@@ -62,12 +62,15 @@ pub struct Outcome {
 /// it again from its start).
 pub type SpsaControl = MatchControl;
 
-/// The gains of iteration `k` (from 1) of `n` for `param`: the perturbation `c_k` and the
-/// learning rate `r_k = a_k / c_k²`.
+/// The gains of iteration `k` (from 1) for `param`: the perturbation `c_k` and the learning
+/// rate `r_k = a_k / c_k²`. As in OpenBench, the schedule counts game pairs: iteration `k`
+/// stands at pair `(k − 1)·P + 1` of `N·P` (P pairs per iteration), so `c_end` and `r_end`
+/// mean what they mean there whatever the batch size.
 #[must_use]
 pub fn gains(param: &SpsaParam, config: &SpsaConfig, k: u64) -> (f64, f64) {
     let s = &config.spsa;
-    let (n, k) = (s.iterations as f64, k as f64);
+    let pairs = config.games.pairs_per_iteration.max(1) as u64;
+    let (n, k) = ((s.iterations * pairs) as f64, ((k - 1) * pairs + 1) as f64);
     let stability = s.a_share * n;
     let c = param.c_end * n.powf(s.gamma);
     let a_end = param.r_end * param.c_end * param.c_end;
@@ -277,8 +280,9 @@ mod tests {
             c_end: 4.0,
             r_end: 0.002,
         };
-        let n = config.spsa.iterations;
-        let (c_end, r_end) = gains(&p, &config, n);
+        let mut config = config;
+        config.games.pairs_per_iteration = 1;
+        let (c_end, r_end) = gains(&p, &config, config.spsa.iterations);
         assert!((c_end - 4.0).abs() < 1e-9 && (r_end - 0.002).abs() < 1e-12, "{c_end} {r_end}");
         let (c_1, r_1) = gains(&p, &config, 1);
         // Early iterations perturb more and move further per net game won.

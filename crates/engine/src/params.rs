@@ -1,6 +1,5 @@
-//! The search's tuning constants, in one place: every margin, reduction, extension, ordering
-//! and time-management number of [`crate::search`], [`crate::movepick`] and [`crate::time`],
-//! named for what it decides. Depths are in plies, scores in centipawns, shares in percent.
+//! The search's tuning constants, in one place: every margin, reduction, extension,
+//! move-ordering and time-management number the search uses, named for what it decides. Depths are in plies, scores in centipawns, shares in percent.
 //!
 //! Each is declared once, in the table below, with its default, the range a tuner may move it
 //! in and the step a tuner perturbs it by (SPSA's `c`). The values live in process-wide atomics

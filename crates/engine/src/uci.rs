@@ -70,13 +70,17 @@ enum OptionValue {
 }
 
 impl OptionKind {
-    /// `value` read as this kind: numbers clamped, booleans `true`/`false`, combo words as
-    /// given (the option checks them). `None` when it cannot be read.
+    /// `value` read as this kind: numbers clamped (a negative one refused where the range has
+    /// none), booleans `true`/`false`, combo words as given (the option checks them). `None`
+    /// when it cannot be read.
     fn parse(&self, value: &str) -> Option<OptionValue> {
         match self {
-            OptionKind::Spin { min, max, .. } => {
-                value.parse::<i64>().ok().map(|n| OptionValue::Spin(n.clamp(*min, *max)))
-            }
+            // A sign where the option takes none is a mistake, not a small number.
+            OptionKind::Spin { min, max, .. } => value
+                .parse::<i64>()
+                .ok()
+                .filter(|&n| n >= 0 || *min < 0)
+                .map(|n| OptionValue::Spin(n.clamp(*min, *max))),
             OptionKind::Check { .. } => match value.to_ascii_lowercase().as_str() {
                 "true" => Some(OptionValue::Check(true)),
                 "false" => Some(OptionValue::Check(false)),
@@ -662,4 +666,32 @@ pub fn run_stdio(first: Option<&str>, tunables: bool) {
         return;
     }
     session.run(std::io::stdin().lock());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_option_table_is_consistent_and_parses_by_kind() {
+        let options = options();
+        let mut names: Vec<String> = options.iter().map(|o| o.name.to_ascii_lowercase()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), options.len());
+        for option in &options {
+            if let OptionKind::Spin { default, min, max } = option.kind {
+                assert!(min <= default && default <= max, "{option:?}");
+            }
+            assert!(params::find(option.name).is_none(), "{} is also a search parameter", option.name);
+        }
+        let hash = options.iter().find(|o| o.id == OptionId::Hash).unwrap();
+        assert_eq!(hash.uci_line(), "option name Hash type spin default 16 min 1 max 65536");
+        assert_eq!(hash.kind.parse("99999999"), Some(OptionValue::Spin(65_536)));
+        assert_eq!(hash.kind.parse("0"), Some(OptionValue::Spin(1)));
+        assert_eq!(hash.kind.parse("-5"), None);
+        assert_eq!(hash.kind.parse("lots"), None);
+        assert_eq!(OptionKind::Check { default: false }.parse("TRUE"), Some(OptionValue::Check(true)));
+        assert_eq!(EngineOptions::default().hash_mb, 16);
+    }
 }

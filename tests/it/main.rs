@@ -19,6 +19,7 @@ mod perft_cli;
 mod pychess;
 mod readme_examples;
 mod selfplay_cli;
+mod spsa_cli;
 mod syzygy;
 mod train_cli;
 mod uci;

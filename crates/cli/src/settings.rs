@@ -74,6 +74,14 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_spsa_file_holds_exactly_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/spsa.toml");
+        let (config, _): (ferz_spsa::SpsaConfig, _) = load(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(config, ferz_spsa::SpsaConfig::default());
+        config.validate().unwrap();
+    }
+
+    #[test]
     fn a_platform_table_in_a_file_and_the_platform_from_the_environment() {
         use ferz_bot::config::{Speed, Variant};
         use ferz_lichess::Platform;

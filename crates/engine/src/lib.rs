@@ -25,7 +25,7 @@ mod history;
 mod limits;
 mod movepick;
 pub mod nnue;
-mod params;
+pub mod params;
 pub mod score;
 mod search;
 pub mod see;
@@ -68,12 +68,14 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
+        use uci::{OptionId, check_default, spin_default};
+        // The UCI option table is the one home of the defaults.
         EngineOptions {
-            hash_mb: 16,
-            threads: 1,
-            multi_pv: 1,
-            move_overhead: Duration::from_millis(10),
-            show_wdl: false,
+            hash_mb: spin_default(OptionId::Hash) as usize,
+            threads: spin_default(OptionId::Threads) as usize,
+            multi_pv: spin_default(OptionId::MultiPv) as usize,
+            move_overhead: Duration::from_millis(spin_default(OptionId::MoveOverhead) as u64),
+            show_wdl: check_default(OptionId::ShowWdl),
             syzygy: SyzygyOptions::default(),
         }
     }

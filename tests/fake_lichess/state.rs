@@ -213,6 +213,10 @@ pub(crate) struct GameSim {
     pub(crate) illegal_moves_from_bot: Vec<String>,
     pub(crate) slot: Option<Slot>,
     pub(crate) game_stream_connections: usize,
+    /// PyChess: stream requests answered 200-then-broken because a stream was still open.
+    pub(crate) duplicate_game_streams: usize,
+    /// Stream requests (of any answer) after the game ended.
+    pub(crate) streams_requested_after_end: usize,
     /// When the line that put the bot on move was written.
     pub(crate) bot_prompted_at: Option<Instant>,
     /// `bot_prompted_at` holds the time the line was taken for writing; the writer replaces it
@@ -577,8 +581,8 @@ impl State {
     }
 
     /// Ends a game: final `gameState`, stream closed, `gameFinish` on the event stream. PyChess:
-    /// final `gameState` and `gameEnd`; the stream stays open and nothing goes to the event
-    /// stream.
+    /// `gameEnd` only (the move that ended the game is never sent); the stream stays open and
+    /// nothing goes to the event stream.
     pub(crate) fn finish(&mut self, gi: usize, status: Status, winner: Option<Color>, shared: &Shared, now: Instant) {
         let g = &mut self.games[gi];
         if g.status != Status::Started {
@@ -592,12 +596,13 @@ impl State {
         g.opp.due = None;
         g.bot_prompted_at = None;
         g.prompt_provisional = false;
-        g.push_state(shared, now);
         if shared.config.is_pychess() {
+            // No state with the last move: the bare `gameEnd` alone.
             let line = super::pychess::game_end(g).to_string();
             g.push_line(line, None);
             return;
         }
+        g.push_state(shared, now);
         if let Some(slot) = &mut g.slot {
             slot.end = Some(End::Clean);
         }
@@ -763,6 +768,8 @@ impl State {
             illegal_moves_from_bot: Vec::new(),
             slot: None,
             game_stream_connections: 0,
+            duplicate_game_streams: 0,
+            streams_requested_after_end: 0,
             bot_prompted_at: None,
             prompt_provisional: false,
             reject_moves: 0,
@@ -835,6 +842,8 @@ impl State {
             wtime_ms: times[Color::White.index()],
             btime_ms: times[Color::Black.index()],
             game_stream_connections: g.game_stream_connections,
+            duplicate_game_streams: g.duplicate_game_streams,
+            streams_requested_after_end: g.streams_requested_after_end,
             game_stream_open: g.slot.is_some(),
             opponent_offers_draw: g.draw_offer[opp],
             bot_offers_draw: g.draw_offer[bot],

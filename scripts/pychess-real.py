@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BOT = "ferz-bot"
+# The bot's token, once made (the probe of a second stream uses it).
+TOKEN: list[str] = []
 
 # The server's status codes (its `const.py`), by name for the report.
 STATUS_NAMES = {
@@ -99,7 +101,7 @@ class Scenario:
     """One game: the human's colour, the start, the clock, and how the human plays."""
 
     name: str
-    human_color: str  # "white", "black"
+    human_color: str  # "white", "black", "random"
     fen: str = ""
     minutes: float = 2
     increment: int = 1
@@ -107,11 +109,15 @@ class Scenario:
     resign_at_ply: int | None = None  # the human resigns when this many plies are played
     abort: bool = False
     seed: int = 1
+    # Once the game is under way, open a second stream of it with the bot's token and report
+    # how the server answers.
+    probe_second_stream: bool = False
 
 
 SCENARIOS = [
     Scenario("ferz black, start array", "white", seed=11),
-    Scenario("ferz white, start array", "black", seed=12),
+    Scenario("ferz white, start array", "black", seed=12, probe_second_stream=True),
+    Scenario("random colour", "random", seed=20),
     Scenario(
         "e-file array (custom FEN)",
         "white",
@@ -235,6 +241,7 @@ async def main() -> int:
         }
     )
     _, token = await create_bot_token(app_state, BOT, "ferz")
+    TOKEN.append(token)
 
     pgn_dir = work / "pgn"
     pgn_dir.mkdir(exist_ok=True)
@@ -307,14 +314,14 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
             msg = json.loads((await lobby.receive(timeout=10)).data)
             if msg.get("type") == "lobby_user_connected":
                 username = msg["username"]
-        bot_color = "black" if sc.human_color == "white" else "white"
         await lobby.send_json(
             {
                 "type": "create_bot_challenge",
                 "profileid": BOT,
                 "variant": "shatranj",
                 "fen": sc.fen,
-                "color": sc.human_color,
+                # The challenger's side as the lobby spells it.
+                "color": sc.human_color[0],
                 "minutes": sc.minutes,
                 "increment": sc.increment,
                 "byoyomiPeriod": 0,
@@ -332,6 +339,9 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
                 raise RuntimeError(f"{sc.name}: {msg}")
         game = await wait_for(f"{sc.name}: the bot accepts", lambda: app_state.games.get(game_id), 30)
         accepted_at = time.monotonic()
+        # The server's WHITE is 0.
+        human = 0 if game.wplayer.username == username else 1
+        bot_color = "black" if human == 0 else "white"
         round_ws = await session.ws_connect(f"{base}/wsr/{game_id}")
 
         async def drain():
@@ -340,9 +350,9 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
 
         drainer = asyncio.create_task(drain())
         await round_ws.send_json({"type": "ready", "gameId": game_id})
-        human = 0 if sc.human_color == "white" else 1  # the server's WHITE = 0
         script = list(sc.script)
         ferz_resigned_at = None
+        second_stream = None
         deadline = time.monotonic() + 600
         while game.status <= STARTED and time.monotonic() < deadline:
             ply = game.board.ply
@@ -354,6 +364,8 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
                 await round_ws.send_json({"type": "resign", "gameId": game_id})
                 await wait_for(f"{sc.name}: resign", lambda: game.status > STARTED, 10)
                 break
+            if sc.probe_second_stream and second_stream is None and ply >= 4:
+                second_stream = await probe_stream(session, base, game_id)
             if game.board.color == human:
                 moves = game.board.legal_moves()
                 move = script.pop(0) if script else rng.choice(sorted(moves))
@@ -383,13 +395,30 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
         "game": sc.name,
         "id": game_id,
         "ferz": bot_color,
+        "players": f"{game.wplayer.username} - {game.bplayer.username}",
         "server_result": game.result,
         "server_status": STATUS_NAMES.get(int(game.status), str(game.status)),
         "server_plies": game.board.ply,
         "accepted_at": accepted_at,
         "ferz_resigned_at": ferz_resigned_at,
         "ended_at": time.monotonic(),
+        **({"second_stream": second_stream} if second_stream else {}),
     }
+
+
+async def probe_stream(session, base: str, game_id: str) -> str:
+    """Opens a second stream of a game the bot streams; how the server answered."""
+    headers = {"Authorization": f"Bearer {TOKEN[0]}"}
+    try:
+        async with session.get(f"{base}/api/bot/game/stream/{game_id}", headers=headers) as response:
+            status = response.status
+            try:
+                body = await asyncio.wait_for(response.content.read(), 5)
+                return f"{status}, body {body[:80]!r} then a clean end"
+            except Exception as e:  # the broken body is what is looked for
+                return f"{status}, then the body broke: {type(e).__name__}: {e}"
+    except Exception as e:
+        return f"no answer: {type(e).__name__}: {e}"
 
 
 def pgn_of(pgn_dir: Path, game_id: str) -> tuple[str, str, int] | None:
@@ -424,6 +453,9 @@ def report(rows, requests: Requests, pgn_dir: Path, log: str, stop: str) -> None
         line = (f"| {row['game']} | {row['ferz']} | {row['server_result']} {row['server_status']} "
                 f"{row['server_plies']} | {pgn_text} | {summary} | {len(after)} |")
         print(line)
+    for row in rows:
+        if "second_stream" in row:
+            print(f"\na second stream of {row['id']} while ferz streamed it: {row['second_stream']}")
     for row in rows:
         if "accepted_after_resign_s" in row:
             print(f"\nnext challenge accepted {row['accepted_after_resign_s']:.2f} s after ferz's resignation")

@@ -241,6 +241,17 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
     let segs = req.segments();
     let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
     let method = req.method.as_str();
+    // A game the server dropped is unknown everywhere.
+    let game_in_path = match segs.as_slice() {
+        [id] | ["api", "bot", "game", "stream", id] | ["api", "bot", "game", id, ..] => Some(*id),
+        _ => None,
+    };
+    if let Some(gi) = game_in_path.and_then(|id| st.game_index(id))
+        && st.games[gi].forgotten_when_over
+        && st.games[gi].status != Status::Started
+    {
+        return Answer::Whole(text(404, "404: Not Found"));
+    }
     if let ("POST", ["api", "token", "test"]) = (method, segs.as_slice()) {
         return Answer::Whole(token_test(shared, req));
     }

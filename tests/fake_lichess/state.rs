@@ -217,6 +217,8 @@ pub(crate) struct GameSim {
     pub(crate) duplicate_game_streams: usize,
     /// Stream requests (of any answer) after the game ended.
     pub(crate) streams_requested_after_end: usize,
+    /// PyChess: the game is dropped once over ([`super::Fault::ForgetGameWhenOver`]).
+    pub(crate) forgotten_when_over: bool,
     /// When the line that put the bot on move was written.
     pub(crate) bot_prompted_at: Option<Instant>,
     /// `bot_prompted_at` holds the time the line was taken for writing; the writer replaces it
@@ -331,6 +333,8 @@ pub(crate) struct State {
     pub(crate) advertised: Vec<Vec<String>>,
     /// PyChess: requests to endpoints it does not have, `METHOD /path`.
     pub(crate) missing_calls: Vec<String>,
+    /// PyChess: games (by id, made or still to be made) the server drops once over.
+    pub(crate) forget_when_over: Vec<String>,
     /// Whether the server speaks PyChess's dialect.
     pub(crate) pychess: bool,
     /// The bot's rating in every perf now (starts at [`FakeConfig::bot_rating`]).
@@ -374,6 +378,7 @@ impl State {
             takeback_answer_due: Vec::new(),
             advertised: Vec::new(),
             missing_calls: Vec::new(),
+            forget_when_over: Vec::new(),
             pychess: config.is_pychess(),
             bot_rating: config.bot_rating,
             text_files: HashMap::new(),
@@ -597,6 +602,13 @@ impl State {
         g.bot_prompted_at = None;
         g.prompt_provisional = false;
         if shared.config.is_pychess() {
+            if g.forgotten_when_over {
+                // Dropped before the `gameEnd` went out: the stream falls silent for good.
+                if let Some(slot) = &mut g.slot {
+                    slot.silent_until = Some(after(now, Duration::from_secs(24 * 3600)));
+                }
+                return;
+            }
             // No state with the last move: the bare `gameEnd` alone.
             let line = super::pychess::game_end(g).to_string();
             g.push_line(line, None);
@@ -770,6 +782,7 @@ impl State {
             game_stream_connections: 0,
             duplicate_game_streams: 0,
             streams_requested_after_end: 0,
+            forgotten_when_over: false,
             bot_prompted_at: None,
             prompt_provisional: false,
             reject_moves: 0,
@@ -777,6 +790,7 @@ impl State {
         };
         self.games.push(game);
         let gi = self.games.len() - 1;
+        self.games[gi].forgotten_when_over = self.forget_when_over.contains(&self.games[gi].id);
         let line = self.game_event_line("gameStart", gi, shared, now);
         self.emit_event(line);
         Ok(gi)

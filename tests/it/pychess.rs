@@ -623,3 +623,44 @@ fn after_resigning_the_bot_frees_its_slot_for_the_next_challenge() {
     let log = bot.log();
     assert!(log.contains("white_won=1 black_won=1 drawn=0"), "{log}");
 }
+
+/// PyChess drops a finished game at once when the human leaves it (deleting one under three
+/// plies), sometimes before the bot's `gameEnd` goes out: the bot's own mating move ends a game
+/// that then falls silent and is gone, and an opponent's abort leaves no page to read. Both are
+/// still recorded: the mate with its move and result, the abort as an abort without a PGN.
+#[test]
+fn games_the_server_drops_at_once_are_still_recorded() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let bot = pychess_bot(
+        &server,
+        &[
+            ("lichess", "stream_idle_s = 3"),
+            ("challenge", "concurrency = 2\nmax_games_per_opponent = 2"),
+            ("abort", "abort_s = 60"),
+        ],
+    );
+    let mate = shatranj("mated", MATE_IN_ONE, "black", Opponent::random(151));
+    let aborts = ChallengeSpec::standard("leaves", 300, 3)
+        .variant("shatranj")
+        .color("white")
+        .opponent(Opponent::random(152).think(Duration::from_millis(300)).abort_at(0));
+    let ids: Vec<String> = [mate, aborts]
+        .into_iter()
+        .map(|spec| {
+            let id = server.send_challenge(spec);
+            server.inject(Fault::ForgetGameWhenOver { game_id: id.clone() });
+            id
+        })
+        .collect();
+    let mated = wait_over(&server, &accepted_game(&server, &ids[0]));
+    assert_eq!((mated.status.as_str(), mated.ply()), ("mate", 1), "{mated:?}");
+    assert_pgn_matches(&server, &bot, &mated, "mate");
+    let aborted = wait_over(&server, &accepted_game(&server, &ids[1]));
+    assert_eq!(aborted.status, "aborted", "{aborted:?}");
+    server.wait_until(Duration::from_secs(10), "the bot logs the abort", |_| {
+        bot.log().lines().any(|l| l.contains("game over") && l.contains(&aborted.id) && l.contains("aborted"))
+    });
+    let game_tag = format!("[GameId \"{}\"]", aborted.id);
+    assert!(!bot.pgns().iter().any(|p| p.contains(&game_tag)), "no PGN of an aborted game");
+    assert!(mated.streams_requested_after_end <= 1 && aborted.streams_requested_after_end <= 1);
+}

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Color, Game, GameResult, Move};
+use ferz_chess::{Color, Game, GameResult, Move, Outcome};
 use ferz_engine::Score;
 use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
@@ -291,6 +291,14 @@ impl GameTask {
                     }
                     continue;
                 }
+                // PyChess drops a finished game at once when the human leaves it (and deletes
+                // one under three plies), sometimes before its `gameEnd` went out: the game is
+                // over.
+                Err(e) if self.platform == Platform::PyChess && e.status() == Some(404) && self.game.is_some() => {
+                    tracing::info!(game = %self.id, "the server no longer has the game: it is over");
+                    self.over = Some(self.pychess_end().await);
+                    break;
+                }
                 Err(e) if e.is_final() => {
                     // 404 and friends: the game is gone (finished while we were away, or not
                     // ours). Should the server still list it as ongoing, the bot tries again.
@@ -421,6 +429,7 @@ impl GameTask {
     /// game (its page) gives the status, the result and every move. Without the record, the
     /// task adds the last move it sent (when the server took it) and judges from the board.
     async fn pychess_end(&mut self) -> Ending {
+        let mut gone = false;
         match self.ctx.client.pychess_game_record(&self.id).await {
             Ok(record) if record.status.is_over() => {
                 if record.moves != self.state.moves {
@@ -431,7 +440,10 @@ impl GameTask {
             Ok(record) => {
                 tracing::warn!(game = %self.id, status = %record.status.as_str(), "the server's record of an ended game says it goes on");
             }
-            Err(e) => tracing::warn!(game = %self.id, error = %e, "cannot read the server's record of the game"),
+            Err(e) => {
+                gone = e.status() == Some(404);
+                tracing::warn!(game = %self.id, error = %e, "cannot read the server's record of the game");
+            }
         }
         if let Some((ply, uci)) = self.last_sent.clone()
             && ply == self.state.ply()
@@ -439,7 +451,24 @@ impl GameTask {
             let moves = if self.state.moves.is_empty() { uci } else { format!("{} {uci}", self.state.moves) };
             self.take_final_moves(&moves);
         }
+        // A game the server deleted before both sides moved, ended by nothing on the board
+        // nor by us: the opponent aborted it (PyChess deletes games under three plies).
+        let on_board = self.game.as_ref().is_some_and(|g| g.outcome().is_some());
+        if gone && self.gave_up.is_none() && self.state.ply() < 2 && !on_board {
+            return Ending::reported(ferz_lichess::GameStatus::Aborted, None);
+        }
         self.pychess_ending()
+    }
+
+    /// The end the side to move cannot escape: every legal reply ends the game the same way
+    /// (a bared king that cannot bare back, which PyChess rules over at once, before the
+    /// reply).
+    fn forced_outcome(game: &Game) -> Option<Outcome> {
+        let pos = game.position();
+        let moves = pos.legal_moves();
+        let mut replies = moves.iter().map(|&m| pos.play(m).ok().and_then(|next| next.outcome()));
+        let first = replies.next()??;
+        replies.all(|o| o == Some(first)).then_some(first)
     }
 
     /// Takes the moves of a finished game that no state showed (PyChess's last move); moves
@@ -470,7 +499,7 @@ impl GameTask {
                 elapsed_ms: i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX),
             }
         });
-        let outcome = self.game.as_ref().and_then(Game::outcome);
+        let outcome = self.game.as_ref().and_then(|g| g.outcome().or_else(|| Self::forced_outcome(g)));
         Ending::pychess(PyChessEnd { outcome, gave_up: self.gave_up, us: self.us, clock })
     }
 

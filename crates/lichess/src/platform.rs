@@ -263,7 +263,7 @@ mod tests {
         assert_eq!((record.status, record.winner), (GameStatus::Aborted, None));
         let err = pychess_game_record("<html></html>").unwrap_err();
         assert!(err.contains("data-board"), "{err}");
-        assert_eq!(html_unescape("a &amp;&lt;&#x27;&bogus; &"), "a &<' &bogus; &");
+        assert_eq!(html_unescape("a &amp;&lt;&#x27;&bogus; &"), "a &<'&bogus; &");
     }
 
     #[test]

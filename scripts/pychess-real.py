@@ -112,6 +112,9 @@ class Scenario:
     # Once the game is under way, open a second stream of it with the bot's token and report
     # how the server answers.
     probe_second_stream: bool = False
+    # After the game, the human asks for a rematch (the server makes the game with the bot at
+    # once, no challenge) and plays it; the row is the rematch's.
+    rematch: bool = False
 
 
 SCENARIOS = [
@@ -128,6 +131,7 @@ SCENARIOS = [
     # the game by the bare-king rule.
     Scenario("human's king bared", "white", fen="7k/1r6/8/8/r3N3/8/8/3K4 w - - 0 1", script=["d1c1"], seed=14),
     Scenario("human resigns", "black", resign_at_ply=8, seed=15),
+    Scenario("rematch asked by the human", "white", resign_at_ply=6, rematch=True, seed=21),
     Scenario("human aborts", "white", abort=True, seed=16),
     Scenario("30-second base + 2", "white", minutes=0.5, increment=2, seed=17),
     # ferz (white) has a pawn against two rooks and a queen (ferz): it resigns at once.
@@ -344,47 +348,26 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
         bot_color = "black" if human == 0 else "white"
         round_ws = await session.ws_connect(f"{base}/wsr/{game_id}")
 
-        async def drain():
-            async for _ in round_ws:
-                pass
-
-        drainer = asyncio.create_task(drain())
+        drainer = asyncio.create_task(drain_ws(round_ws))
         await round_ws.send_json({"type": "ready", "gameId": game_id})
         script = list(sc.script)
         ferz_resigned_at = None
-        second_stream = None
-        deadline = time.monotonic() + 600
-        while game.status <= STARTED and time.monotonic() < deadline:
-            ply = game.board.ply
-            if sc.abort and ply <= 1:
-                await round_ws.send_json({"type": "abort", "gameId": game_id})
-                await wait_for(f"{sc.name}: abort", lambda: game.status > STARTED, 10)
-                break
-            if sc.resign_at_ply is not None and ply >= sc.resign_at_ply and game.board.color == human:
-                await round_ws.send_json({"type": "resign", "gameId": game_id})
-                await wait_for(f"{sc.name}: resign", lambda: game.status > STARTED, 10)
-                break
-            if sc.probe_second_stream and second_stream is None and ply >= 4:
-                second_stream = await probe_stream(session, base, game_id)
-            if game.board.color == human:
-                moves = game.board.legal_moves()
-                move = script.pop(0) if script else rng.choice(sorted(moves))
-                await round_ws.send_json(
-                    {
-                        "type": "move",
-                        "gameId": game_id,
-                        "move": move,
-                        "clocks": list(game.clocks),
-                        "ply": ply + 1,
-                    }
-                )
-                await wait_for(
-                    f"{sc.name}: the human's move {move}",
-                    lambda: game.board.ply != ply or game.status > STARTED,
-                    10,
-                )
-            else:
-                await asyncio.sleep(0.005)
+        if sc.rematch:
+            # The first game, then the rematch the human asks for.
+            await play_moves(sc, game, game_id, round_ws, human, rng, script, session, base, wait_for)
+            first_id = game_id
+            await round_ws.send_json({"type": "rematch", "gameId": game_id, "handicap": False})
+            game_id = await wait_for(f"{sc.name}: the rematch", lambda: game.rematch_id, 10)
+            game = await wait_for(f"{sc.name}: the rematch game", lambda: app_state.games.get(game_id), 10)
+            drainer.cancel()
+            await round_ws.close()
+            round_ws = await session.ws_connect(f"{base}/wsr/{game_id}")
+            drainer = asyncio.create_task(drain_ws(round_ws))
+            human = 0 if game.wplayer.username == username else 1
+            bot_color = "black" if human == 0 else "white"
+            sc = Scenario(sc.name, sc.human_color, seed=sc.seed)
+            print(f"{first_id}: rematch {game_id}", flush=True)
+        second_stream = await play_moves(sc, game, game_id, round_ws, human, rng, script, session, base, wait_for)
         if game.status == 2 and game.result == ("0-1" if bot_color == "white" else "1-0"):
             # Set by the bot's own resignation (nothing else tells anyone).
             ferz_resigned_at = time.monotonic()
@@ -404,6 +387,53 @@ async def play(sc: Scenario, base: str, app_state, wait_for, aiohttp) -> dict:
         "ended_at": time.monotonic(),
         **({"second_stream": second_stream} if second_stream else {}),
     }
+
+
+async def drain_ws(ws) -> None:
+    """Reads (and drops) what the server sends on a websocket."""
+    async for _ in ws:
+        pass
+
+
+async def play_moves(sc, game, game_id, round_ws, human, rng, script, session, base, wait_for):
+    """The human's side of one game until it is over; how a second stream was answered, if
+    probed."""
+    from const import STARTED
+
+    second_stream = None
+    deadline = time.monotonic() + 600
+    while game.status <= STARTED and time.monotonic() < deadline:
+        ply = game.board.ply
+        if sc.abort and ply <= 1:
+            await round_ws.send_json({"type": "abort", "gameId": game_id})
+            await wait_for(f"{sc.name}: abort", lambda: game.status > STARTED, 10)
+            break
+        if sc.resign_at_ply is not None and ply >= sc.resign_at_ply and game.board.color == human:
+            await round_ws.send_json({"type": "resign", "gameId": game_id})
+            await wait_for(f"{sc.name}: resign", lambda: game.status > STARTED, 10)
+            break
+        if sc.probe_second_stream and second_stream is None and ply >= 4:
+            second_stream = await probe_stream(session, base, game_id)
+        if game.board.color == human:
+            moves = game.board.legal_moves()
+            move = script.pop(0) if script else rng.choice(sorted(moves))
+            await round_ws.send_json(
+                {
+                    "type": "move",
+                    "gameId": game_id,
+                    "move": move,
+                    "clocks": list(game.clocks),
+                    "ply": ply + 1,
+                }
+            )
+            await wait_for(
+                f"{sc.name}: the human's move {move}",
+                lambda: game.board.ply != ply or game.status > STARTED,
+                10,
+            )
+        else:
+            await asyncio.sleep(0.005)
+    return second_stream
 
 
 async def probe_stream(session, base: str, game_id: str) -> str:

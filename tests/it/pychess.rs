@@ -664,3 +664,19 @@ fn games_the_server_drops_at_once_are_still_recorded() {
     assert!(!bot.pgns().iter().any(|p| p.contains(&game_tag)), "no PGN of an aborted game");
     assert!(mated.streams_requested_after_end <= 1 && aborted.streams_requested_after_end <= 1);
 }
+
+/// A rematch the human asks for is made by PyChess at once: the bot gets the new game's
+/// `gameStart` with no challenge before it, and plays it.
+#[test]
+fn a_rematch_arrives_as_a_bare_game_start_and_is_played() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let bot = pychess_bot(&server, &[]);
+    let first = server.send_challenge(shatranj("again", BARE_KING_WIN, "black", Opponent::random(161)));
+    let view = wait_over(&server, &accepted_game(&server, &first));
+    assert!(view.bot_won(), "{view:?}");
+    // Now the bot is black, and wins by stalemate.
+    let rematch = server.start_game(shatranj("again", STALEMATE_WIN, "white", Opponent::random(162)));
+    let view = wait_over(&server, &rematch);
+    assert_eq!((view.status.as_str(), view.bot_won()), ("stalemate", true), "{view:?}");
+    assert_pgn_matches(&server, &bot, &view, "stalemate");
+}

@@ -464,7 +464,7 @@ pub struct GameView {
     /// PyChess: requests for the stream answered 200 and then broken, as a second stream of
     /// the game is.
     pub duplicate_game_streams: usize,
-    /// Requests for the game's stream after the game ended.
+    /// PyChess: requests for the game's stream after the game ended.
     pub streams_requested_after_end: usize,
     /// Whether the bot's stream of the game is open now (a stream the bot closed counts as
     /// open until the next keep-alive fails to reach it).

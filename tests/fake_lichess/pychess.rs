@@ -1,7 +1,9 @@
 //! PyChess's dialect of the Bot API: its routes, status codes and JSON shapes, written from
 //! the API reference (`ref-lichess-api.md` §5.1, pychess-variants' `server/bot_api.py` and
-//! `server/game.py`). The simulation underneath (games, clocks, opponents, rules) is the one
-//! the Lichess mode uses.
+//! `server/game.py`) and checked against the real server (`scripts/pychess-real.sh`): a bare
+//! `gameEnd` and never the move that ended the game, the game's page as the record, a silent
+//! resignation, decimal clocks under a minute, a broken second stream. The simulation
+//! underneath (games, clocks, opponents, rules) is the one the Lichess mode uses.
 
 use std::time::Instant;
 

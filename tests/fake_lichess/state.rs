@@ -215,7 +215,7 @@ pub(crate) struct GameSim {
     pub(crate) game_stream_connections: usize,
     /// PyChess: stream requests answered 200-then-broken because a stream was still open.
     pub(crate) duplicate_game_streams: usize,
-    /// Stream requests (of any answer) after the game ended.
+    /// PyChess: stream requests (of any answer) after the game ended.
     pub(crate) streams_requested_after_end: usize,
     /// PyChess: the game is dropped once over ([`super::Fault::ForgetGameWhenOver`]).
     pub(crate) forgotten_when_over: bool,

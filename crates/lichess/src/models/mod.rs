@@ -74,4 +74,6 @@ pub use challenge::{
 };
 pub use common::{Color, Compat, GameStatus, Perf, Speed, StatusInfo, Variant};
 pub use event::{Event, GameEventInfo, Opponent};
-pub use game::{ChatLine, ChatRoom, Clock, Expiration, GameEvent, GameFull, GameState, OpponentGone, Player};
+pub use game::{
+    ChatLine, ChatRoom, Clock, Expiration, GameEvent, GameFull, GameRecord, GameState, OpponentGone, Player,
+};

@@ -16,6 +16,7 @@ mod nnue;
 mod perft_cli;
 mod pychess;
 mod readme_examples;
+mod robustness;
 mod selfplay_cli;
 mod syzygy;
 mod train_cli;

@@ -124,8 +124,53 @@ fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", error_text(&error));
             ExitCode::from(1)
         }
+    }
+}
+
+/// An error and its causes joined by `: `, each cause once: many errors already print their
+/// source in their own message, and anyhow's `{:#}` would repeat it ("X: X: X").
+pub(crate) fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error that prints its source in its own message, as many do.
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "net file x.nnue: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn an_error_chain_names_each_cause_once() {
+        let error = anyhow::Error::new(Outer(std::io::Error::other("too large"))).context("loading nets");
+        assert_eq!(error_text(&error), "loading nets: net file x.nnue: too large");
+        assert_eq!(format!("{error:#}"), "loading nets: net file x.nnue: too large: too large");
     }
 }

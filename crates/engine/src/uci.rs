@@ -65,10 +65,24 @@ impl Session {
 
     /// Reads commands from `input` until `quit` or the end of input, then waits for a running
     /// search to finish its `bestmove`.
-    pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if !self.execute(&line) {
+    ///
+    /// Input is read as bytes: a line that is not UTF-8 (a GUI sending a Latin-1 path) is
+    /// reported and skipped, never taken for the end of input. Only end of file or a read
+    /// error ends the loop.
+    pub fn run(&mut self, mut input: impl BufRead) {
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let Ok(line) = std::str::from_utf8(&bytes) else {
+                let shown = String::from_utf8_lossy(&bytes);
+                self.info_string(&format!("ignoring a line that is not UTF-8: {:?}", clip(shown.trim_end())));
+                continue;
+            };
+            if !self.execute(line) {
                 break;
             }
         }
@@ -157,18 +171,28 @@ impl Session {
         // Options are applied between searches.
         self.finish_search();
         let engine = self.engine.as_mut().expect("no search running");
-        let parse_number = |max: usize| value.parse::<usize>().ok().map(|n| n.min(max));
+        // A number outside the advertised range is clamped into it, and the clamping said.
+        let mut clamped = None;
+        let mut parse_number = |min: usize, max: usize| {
+            let number = value.parse::<i128>().ok()?;
+            let kept = number.clamp(min as i128, max as i128) as usize;
+            if kept as i128 != number {
+                clamped = Some(format!("{name} {number} is outside {min} to {max}; using {kept}"));
+            }
+            Some(kept)
+        };
+        let mut hash_kept = None;
         let parse_bool = || match value.to_ascii_lowercase().as_str() {
             "true" => Some(true),
             "false" => Some(false),
             _ => None,
         };
         let ok = match name.to_ascii_lowercase().as_str() {
-            "hash" => parse_number(MAX_HASH_MB).map(|mb| engine.set_hash_mb(mb.max(1))).is_some(),
-            "threads" => parse_number(MAX_THREADS).map(|n| engine.set_threads(n.max(1))).is_some(),
-            "multipv" => parse_number(256).map(|n| engine.set_multi_pv(n.max(1))).is_some(),
+            "hash" => parse_number(1, MAX_HASH_MB).map(|mb| hash_kept = Some((mb, engine.set_hash_mb(mb)))).is_some(),
+            "threads" => parse_number(1, MAX_THREADS).map(|n| engine.set_threads(n)).is_some(),
+            "multipv" => parse_number(1, 256).map(|n| engine.set_multi_pv(n)).is_some(),
             "move overhead" => {
-                parse_number(5000).map(|ms| engine.set_move_overhead(Duration::from_millis(ms as u64))).is_some()
+                parse_number(0, 5000).map(|ms| engine.set_move_overhead(Duration::from_millis(ms as u64))).is_some()
             }
             "ponder" => parse_bool().map(|on| self.ponder = on).is_some(),
             "clear hash" => {
@@ -182,9 +206,9 @@ impl Session {
                 let message = engine.set_syzygy_path(value).unwrap_or_else(|error| error);
                 return self.info_string(&message);
             }
-            "syzygyprobedepth" => parse_number(100).map(|d| engine.set_syzygy_probe_depth(d.max(1) as i32)).is_some(),
+            "syzygyprobedepth" => parse_number(1, 100).map(|d| engine.set_syzygy_probe_depth(d as i32)).is_some(),
             "syzygy50moverule" => parse_bool().map(|on| engine.set_syzygy_rule50(on)).is_some(),
-            "syzygyprobelimit" => parse_number(7).map(|n| engine.set_syzygy_probe_limit(n as u32)).is_some(),
+            "syzygyprobelimit" => parse_number(0, 7).map(|n| engine.set_syzygy_probe_limit(n as u32)).is_some(),
             "usennue" => parse_bool()
                 .map(|on| {
                     engine.nets_mut().set_use_nnue(on);
@@ -207,6 +231,13 @@ impl Session {
             },
             _ => return self.info_string(&format!("unknown option: {}", clip(name))),
         };
+        if let Some(note) = clamped {
+            self.info_string(&note);
+        }
+        if let Some((wanted, kept)) = hash_kept.filter(|(wanted, kept)| kept < wanted) {
+            let limit = crate::tt::hash_limit_mb().map_or_else(String::new, |mb| format!(" (at most {mb} MiB)"));
+            self.info_string(&format!("Hash {wanted} MiB is more than this machine can spare{limit}; using {kept} MiB"));
+        }
         if ok {
             // Keep the current position under the new rules where that makes sense.
             if self.game.position().variant() != self.variant() {

@@ -1,0 +1,84 @@
+//! Bad input, as a hostile user or a broken GUI sends it: the engine reports it and goes on;
+//! commands refuse it before doing anything. docs/robustness.md lists these promises.
+
+use ferz_tests::{UciProcess, ferz_binary, run_ferz};
+
+/// The `info string` lines among `lines`.
+fn strings(lines: &[String]) -> Vec<&str> {
+    lines.iter().filter_map(|l| l.strip_prefix("info string ")).collect()
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_reported_and_the_session_goes_on() {
+    let mut engine = UciProcess::start(&[]);
+    engine.send("isready");
+    engine.read_until(10, |l| l == "readyok");
+    engine.send_bytes(b"setoption name EvalFile value /tmp/\xe9t\xe9.nnue\n\xff\xfe\n");
+    engine.send("isready");
+    let lines = engine.read_until(10, |l| l == "readyok");
+    assert_eq!(strings(&lines).iter().filter(|s| s.contains("not UTF-8")).count(), 2, "{lines:?}");
+    engine.send("position startpos");
+    engine.send("go nodes 100");
+    engine.read_until(10, |l| l.starts_with("bestmove "));
+}
+
+#[test]
+fn out_of_range_spin_values_are_clamped_and_said() {
+    let mut engine = UciProcess::start(&[]);
+    for (option, value, said) in [
+        ("Hash", "0", "Hash 0 is outside 1 to 65536; using 1"),
+        ("Threads", "0", "Threads 0 is outside 1 to 256; using 1"),
+        ("MultiPV", "0", "MultiPV 0 is outside 1 to 256; using 1"),
+        ("SyzygyProbeDepth", "0", "SyzygyProbeDepth 0 is outside 1 to 100; using 1"),
+        ("Move Overhead", "-5", "Move Overhead -5 is outside 0 to 5000; using 0"),
+        ("Threads", "100000000000000000000", "Threads 100000000000000000000 is outside 1 to 256; using 256"),
+    ] {
+        engine.send(&format!("setoption name {option} value {value}"));
+        engine.send("isready");
+        let lines = engine.read_until(20, |l| l == "readyok");
+        assert_eq!(strings(&lines), [said], "{option} {value}");
+    }
+}
+
+/// `Hash` at and past its maximum under an address-space limit far below it: the table is
+/// reserved fallibly and cut to what the machine grants, the engine says what it kept and
+/// plays on (it used to abort on the failed allocation).
+#[cfg(unix)]
+#[test]
+fn hash_beyond_what_the_machine_grants_is_cut_down_and_said() {
+    let binary = ferz_binary();
+    let mut engine = UciProcess::start_program(
+        std::path::Path::new("/bin/sh"),
+        &["-c", "ulimit -v 1500000 && exec \"$0\"", binary.to_str().unwrap()],
+    );
+    for value in ["65536", "999999"] {
+        engine.send(&format!("setoption name Hash value {value}"));
+        engine.send("isready");
+        let lines = engine.read_until(60, |l| l == "readyok");
+        let said = strings(&lines).join("\n");
+        assert!(said.contains("Hash 65536 MiB is more than this machine can spare"), "{said}");
+        let kept: u64 = said.rsplit("using ").next().unwrap().trim_end_matches(" MiB").parse().unwrap();
+        assert!((1..1500).contains(&kept), "{said}");
+    }
+    engine.send("position startpos");
+    engine.send("go nodes 1000");
+    engine.read_until(20, |l| l.starts_with("bestmove "));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_endless_eval_file_is_refused_at_once() {
+    let mut engine = UciProcess::start(&[]);
+    engine.send("setoption name EvalFile value /dev/zero");
+    engine.send("isready");
+    let lines = engine.read_until(10, |l| l == "readyok");
+    let said = strings(&lines).join("\n");
+    assert!(said.contains("/dev/zero") && said.contains("larger than any net file"), "{said}");
+    assert!(said.contains("keeping chess net"), "{said}");
+    let output = run_ferz(&["bench", "1", "--eval-file", "/dev/zero"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/dev/zero") && stderr.contains("larger than any net file"), "{stderr}");
+    // The cause is named once, not once per layer of the chain.
+    assert_eq!(stderr.matches("larger than any net file").count(), 1, "{stderr}");
+}

@@ -66,6 +66,8 @@ mod event;
 mod game;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod spec_tests;
 
 pub use account::{ChatMessage, PerfStats, Playing, TokenInfo, User, UserStatus};
 pub use challenge::{

@@ -262,7 +262,8 @@ mod tests {
 
     #[test]
     fn a_challenge_lichess_closes_to_bots_is_declined() {
-        let ultra = challenge(json!({"speed": "ultraBullet", "timeControl": {"type": "clock", "limit": 15, "increment": 0}}));
+        let ultra =
+            challenge(json!({"speed": "ultraBullet", "timeControl": {"type": "clock", "limit": 15, "increment": 0}}));
         let closed = Compat { bot: false, board: false };
         assert_eq!(check_bot_compat(&ultra, Some(&closed)), Err(DeclineReason::TooFast));
         assert_eq!(check_bot_compat(&challenge(json!({})), Some(&closed)), Err(DeclineReason::Generic));
@@ -273,7 +274,9 @@ mod tests {
     #[test]
     fn a_clock_without_its_limit_or_increment_is_declined_not_dropped() {
         let config = ChallengeConfig::default();
-        for time_control in [json!({"type": "clock", "increment": 2}), json!({"type": "clock", "limit": 300}), json!({"type": "clock"})] {
+        for time_control in
+            [json!({"type": "clock", "increment": 2}), json!({"type": "clock", "limit": 300}), json!({"type": "clock"})]
+        {
             let verdict = verdict(json!({"speed": null, "timeControl": time_control}), &config);
             assert_eq!(verdict, declined(DeclineReason::TimeControl), "{time_control}");
         }

@@ -688,6 +688,12 @@ impl LichessConfig {
 impl EngineConfig {
     fn validate(&self) -> Result<(), InvalidSetting> {
         in_range("engine.hash_mb", self.hash_mb, 1..=65_536, "use 1 to 65536 MiB")?;
+        check(
+            ferz_engine::tt::hash_limit_mb().is_none_or(|limit| self.hash_mb <= limit),
+            "engine.hash_mb",
+            self.hash_mb,
+            "more than this machine can spare (three quarters of its available memory); use less",
+        )?;
         in_range("engine.threads", self.threads, 1..=256, "use 1 to 256 threads")?;
         in_range(
             "engine.first_move_ms",
@@ -1044,16 +1050,16 @@ mod tests {
             ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string()
         };
         let err = load_err("[matchmaking]\ntime_controls = [\"180+2\", \"100+1\"]\n");
-        assert!(err.contains("bot.toml: matchmaking.time_controls[1]: \"100+1\" is not a Lichess clock"), "{err}");
+        assert!(err.contains("bot.toml: matchmaking.time_controls: \"100+1\" is not a Lichess clock"), "{err}");
         let err = load_err("[lichess]\nplatform = \"chesscom\"\n");
         assert!(
             err.contains("lichess.platform: unknown platform `chesscom` (expected `lichess` or `pychess`)"),
             "{err}"
         );
         let err = load_err("[challenge.pychess]\nvariants = [\"makruk\"]\n");
-        assert!(err.contains("challenge.pychess.variants[0]: \"makruk\" is not a variant the bot plays"), "{err}");
+        assert!(err.contains("challenge.pychess.variants: \"makruk\" is not a variant the bot plays"), "{err}");
         let err = load_err("[challenge]\nspeeds = [\"blitz\", \"fast\"]\n");
-        assert!(err.contains("challenge.speeds[1]: \"fast\" is not a speed: use ultraBullet"), "{err}");
+        assert!(err.contains("challenge.speeds: \"fast\" is not a speed: use ultraBullet"), "{err}");
         // The settings file's spelling of PyChess's standard chess, and the platform in capitals.
         std::fs::write(&path, "[lichess]\nplatform = \"PyChess\"\n[challenge.pychess]\nvariants = [\"chess\"]\n")
             .unwrap();

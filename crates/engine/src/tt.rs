@@ -82,7 +82,8 @@ fn unpack(data: u64) -> Option<(TtEntry, u8)> {
 pub fn hash_limit_mb() -> Option<usize> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let available_kib = meminfo.as_deref().and_then(|text| {
-        text.lines().find_map(|line| line.strip_prefix("MemAvailable:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+        text.lines()
+            .find_map(|line| line.strip_prefix("MemAvailable:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
     });
     let cgroup_bytes = cgroup_headroom_bytes();
     let bytes = match (available_kib.map(|kib| kib.saturating_mul(1024)), cgroup_bytes) {

@@ -236,7 +236,9 @@ impl Session {
         }
         if let Some((wanted, kept)) = hash_kept.filter(|(wanted, kept)| kept < wanted) {
             let limit = crate::tt::hash_limit_mb().map_or_else(String::new, |mb| format!(" (at most {mb} MiB)"));
-            self.info_string(&format!("Hash {wanted} MiB is more than this machine can spare{limit}; using {kept} MiB"));
+            self.info_string(&format!(
+                "Hash {wanted} MiB is more than this machine can spare{limit}; using {kept} MiB"
+            ));
         }
         if ok {
             // Keep the current position under the new rules where that makes sense.

@@ -65,9 +65,9 @@ mod common;
 mod event;
 mod game;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod spec_tests;
+#[cfg(test)]
+mod tests;
 
 pub use account::{ChatMessage, PerfStats, Playing, TokenInfo, User, UserStatus};
 pub use challenge::{

@@ -30,8 +30,19 @@ const SPEED: [&str; 6] = ["ultraBullet", "bullet", "blitz", "rapid", "classical"
 const CHALLENGE_STATUS: [&str; 5] = ["created", "offline", "canceled", "declined", "accepted"];
 const CHALLENGE_COLOR: [&str; 3] = ["white", "black", "random"];
 const GAME_COLOR: [&str; 2] = ["white", "black"];
-const DECLINE_REASON_KEY: [&str; 11] =
-    ["generic", "later", "toofast", "tooslow", "timecontrol", "rated", "casual", "standard", "variant", "nobot", "onlybot"];
+const DECLINE_REASON_KEY: [&str; 11] = [
+    "generic",
+    "later",
+    "toofast",
+    "tooslow",
+    "timecontrol",
+    "rated",
+    "casual",
+    "standard",
+    "variant",
+    "nobot",
+    "onlybot",
+];
 const TABLEBASE_CATEGORY: [&str; 10] = [
     "win",
     "unknown",
@@ -89,7 +100,10 @@ fn every_enum_value_of_the_specification_decodes_to_its_variant() {
 
 #[test]
 fn values_the_specification_may_add_later_decode() {
-    assert_eq!(serde_json::from_value::<GameStatus>(json!("newEnding")).unwrap(), GameStatus::Other("newEnding".into()));
+    assert_eq!(
+        serde_json::from_value::<GameStatus>(json!("newEnding")).unwrap(),
+        GameStatus::Other("newEnding".into())
+    );
     assert!(GameStatus::Other("newEnding".into()).is_over());
     assert_eq!(serde_json::from_value::<Speed>(json!("hyperBullet")).unwrap(), Speed::Other("hyperBullet".into()));
     let category: Category = serde_json::from_value(json!("tablebase-win-someday")).unwrap();
@@ -151,8 +165,14 @@ fn every_time_control_shape_decodes() {
         Some(TimeControl::Clock { limit: Some(600), increment: Some(5), show: Some("10+5".into()) })
     );
     // `limit` and `increment` are optional in the specification.
-    assert_eq!(challenge(json!({"type": "clock"})), Some(TimeControl::Clock { limit: None, increment: None, show: None }));
-    assert_eq!(challenge(json!({"type": "correspondence", "daysPerTurn": 2})), Some(TimeControl::Correspondence { days_per_turn: Some(2) }));
+    assert_eq!(
+        challenge(json!({"type": "clock"})),
+        Some(TimeControl::Clock { limit: None, increment: None, show: None })
+    );
+    assert_eq!(
+        challenge(json!({"type": "correspondence", "daysPerTurn": 2})),
+        Some(TimeControl::Correspondence { days_per_turn: Some(2) })
+    );
     assert_eq!(challenge(json!({"type": "unlimited"})), Some(TimeControl::Unlimited));
 }
 
@@ -182,9 +202,8 @@ fn a_playing_entry_with_its_status_as_a_string_or_an_object_decodes() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(playing.now_playing[0].status, Some(StatusInfo { id: None, name: GameStatus::from(name) }));
     }
-    let playing: Playing = serde_json::from_value(
-        json!({"nbMyTurn": 0, "nowPlaying": [entry(json!({"id": 20, "name": "started"}))]}),
-    )
-    .unwrap();
+    let playing: Playing =
+        serde_json::from_value(json!({"nbMyTurn": 0, "nowPlaying": [entry(json!({"id": 20, "name": "started"}))]}))
+            .unwrap();
     assert_eq!(playing.now_playing[0].status, Some(StatusInfo { id: Some(20), name: GameStatus::Started }));
 }

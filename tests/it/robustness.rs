@@ -82,3 +82,30 @@ fn an_endless_eval_file_is_refused_at_once() {
     // The cause is named once, not once per layer of the chain.
     assert_eq!(stderr.matches("larger than any net file").count(), 1, "{stderr}");
 }
+
+#[test]
+fn a_mistyped_subcommand_is_an_error_and_uci_commands_still_run() {
+    let output = run_ferz(&["selfpaly", "--games", "3"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unrecognized subcommand 'selfpaly'") && stderr.contains("selfplay"), "{stderr}");
+    let output = run_ferz(&["isready"]);
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "readyok");
+}
+
+#[test]
+fn a_match_option_the_engine_does_not_allow_is_refused() {
+    let binary = ferz_binary();
+    let engine_b = format!("uci:{}", binary.display());
+    for (value, says) in
+        [("abc", "takes a whole number from 1 to 65536, not \"abc\""), ("999999", "999999 is out of range")]
+    {
+        let option = format!("Hash={value}");
+        let output =
+            run_ferz(&["match", "--engine-a", "ferz", "--engine-b", &engine_b, "--option-b", &option, "--games", "2"]);
+        assert!(!output.status.success(), "{option}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("option Hash") && stderr.contains(says), "{option}: {stderr}");
+    }
+}

@@ -73,8 +73,14 @@ const SUBCOMMANDS: &[&str] = &["uci", "bench", "perft", "match", "selfplay", "tr
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let is_cli = args.first().is_some_and(|first| SUBCOMMANDS.contains(&first.as_str()) || first.starts_with('-'));
-    if !is_cli {
+    // Only a real UCI command (OpenBench's `ferz isready`, `ferz go depth 5`, …) runs as one;
+    // any other first word is a command-line mistake that clap reports ("unrecognized
+    // subcommand", with a suggestion) with a non-zero exit, so a script does not believe a
+    // mistyped job ran.
+    let is_uci = args.first().is_some_and(|first| {
+        !SUBCOMMANDS.contains(&first.as_str()) && ferz_engine::uci::COMMANDS.contains(&first.as_str())
+    });
+    if args.is_empty() || is_uci {
         let first = (!args.is_empty()).then(|| args.join(" "));
         ferz_engine::uci::run_stdio(first.as_deref());
         return ExitCode::SUCCESS;

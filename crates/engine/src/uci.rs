@@ -27,6 +27,10 @@ const EMBEDDED_NET: &str = "<embedded>";
 /// Largest accepted `Threads`.
 const MAX_THREADS: usize = 256;
 
+/// The commands [`Session::execute`] knows: what `ferz <command>` may pass as a UCI command.
+pub const COMMANDS: &[&str] =
+    &["uci", "isready", "ucinewgame", "setoption", "position", "go", "stop", "ponderhit", "quit", "d"];
+
 type SharedOutput = Arc<Mutex<Box<dyn Write + Send>>>;
 
 fn send(output: &SharedOutput, line: &str) {

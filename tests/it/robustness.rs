@@ -109,3 +109,67 @@ fn a_match_option_the_engine_does_not_allow_is_refused() {
         assert!(stderr.contains("option Hash") && stderr.contains(says), "{option}: {stderr}");
     }
 }
+
+/// Garbage of every kind on the engine's standard input: random bytes, invalid UTF-8, control
+/// characters, huge and negative numbers, every option at and past its limits. After all of
+/// it the engine still answers `isready` and plays a legal move. (A `Hash` past the machine is
+/// the test above; here it stays small so the test does not take the machine's memory.)
+#[test]
+fn garbage_on_standard_input_never_stops_the_engine() {
+    let mut engine = UciProcess::start(&[]);
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..200 {
+        let length = (next() % 120) as usize;
+        let mut line: Vec<u8> = (0..length).map(|_| next() as u8).filter(|&b| b != b'\n').collect();
+        line.push(b'\n');
+        engine.send_bytes(&line);
+    }
+    engine.send_bytes(b"\xc3\x28\n\xed\xa0\x80\n\x00\x01\x02\x1b[31m\n\r\n\t \t\n");
+    let numbers = ["-1", "0", "1", "-99999999999999999999999", "99999999999999999999999", "1e30", "1.5", "NaN", ""];
+    let options: [(&str, &[&str]); 14] = [
+        ("Hash", &["1", "64"]),
+        ("Threads", &["1", "256", "257"]),
+        ("MultiPV", &["1", "256", "257"]),
+        ("Move Overhead", &["0", "5000", "5001"]),
+        ("SyzygyProbeDepth", &["1", "100", "101"]),
+        ("SyzygyProbeLimit", &["0", "7", "8"]),
+        ("Ponder", &["true", "false", "maybe"]),
+        ("UCI_Chess960", &["true", "false", "2"]),
+        ("UCI_ShowWDL", &["true", "false", "yes"]),
+        ("Syzygy50MoveRule", &["true", "false", "x"]),
+        ("UseNNUE", &["true", "false", "x"]),
+        ("UCI_Variant", &["chess", "shatranj", "makruk", "chess"]),
+        ("EvalFile", &["/nonexistent.nnue", "/dev/null", "<embedded>"]),
+        ("SyzygyPath", &["/nonexistent", "<empty>"]),
+    ];
+    for (option, values) in options {
+        for value in values.iter().chain(&numbers) {
+            engine.send(&format!("setoption name {option} value {value}"));
+        }
+    }
+    engine.send("setoption name Threads value 1");
+    engine.send("setoption name UCI_Chess960 value false");
+    engine.send("setoption name UCI_Variant value chess");
+    for go in ["go depth -5", "go nodes -1", "go wtime 99999999999999999999 btime -3", "go movetime 1e9", "go perft -1"]
+    {
+        engine.send("position startpos moves e2e4 zz99 e7e5");
+        engine.send(go);
+    }
+    engine.send("stop");
+    engine.send("isready");
+    engine.read_until(60, |l| l == "readyok");
+    engine.send("position startpos");
+    engine.send("go nodes 500");
+    let lines = engine.read_until(30, |l| l.starts_with("bestmove "));
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_owned();
+    assert!(ferz_chess::Position::new(ferz_chess::Variant::Chess).parse_uci(&best).is_ok(), "{best}");
+    engine.send("quit");
+    let (status, _) = engine.finish();
+    assert!(status.success(), "{status}");
+}

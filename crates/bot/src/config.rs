@@ -112,8 +112,9 @@ pub struct EngineConfig {
     pub ponder: bool,
     /// Seconds the external engine may take to start (`uciok`, `readyok`).
     pub handshake_timeout_s: u64,
-    /// Milliseconds an external engine may run past the time its move should take before it
-    /// is stopped, then killed and restarted.
+    /// Milliseconds an external engine with a move time or a node or depth limit may run past
+    /// the time its move should take before it is stopped, then killed and restarted (on the
+    /// clock it is stopped only at the danger line, see `player::budget::allowance`).
     pub stall_ms: u64,
     /// `[engine.variant.standard|chess960|shatranj]`: another engine or options per variant.
     pub variant: VariantEngines,

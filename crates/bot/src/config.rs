@@ -942,6 +942,18 @@ mod tests {
     }
 
     #[test]
+    fn a_hash_beyond_what_the_machine_can_spare_is_refused() {
+        // Only where the machine reports its memory and spares less than the 65536 MiB cap.
+        if let Some(limit) = ferz_engine::tt::hash_limit_mb().filter(|&limit| limit < 65_536) {
+            let mut config = BotConfig::default();
+            config.engine.hash_mb = limit + 1;
+            let err = config.validate().unwrap_err();
+            assert_eq!(err.key, "engine.hash_mb");
+            assert!(err.reason.contains("more than this machine can spare"), "{err}");
+        }
+    }
+
+    #[test]
     fn defaults_are_valid() {
         BotConfig::default().validate().unwrap();
     }

@@ -1,6 +1,6 @@
 //! `ferz`: the command-line entry point.
 //!
-//! Without arguments, or with arguments that are not a subcommand, `ferz` is a UCI engine:
+//! Without arguments, or with a UCI command as arguments, `ferz` is a UCI engine:
 //! GUIs, cutechess and lichess-bot start it bare, and OpenBench passes UCI commands as
 //! arguments.
 

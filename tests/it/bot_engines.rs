@@ -267,3 +267,37 @@ fn server_wait(server: &FakeLichess, game: &str) -> GameView {
     });
     server.game(game).expect("game exists")
 }
+
+/// An external engine on the clock plans its own time: a move that takes longer than ferz's
+/// own time management would allow (12 s with a minute left, where ferz's hard limit is about
+/// 9.5 s) but far from the danger line is waited for, with no `stop` and no warning.
+#[test]
+fn an_external_engine_on_the_clock_is_not_stopped_before_the_danger_line() {
+    let server = FakeLichess::start(FakeConfig { max_plies: 12, ..FakeConfig::default() });
+    // The second search (the first on the clock; the first move is a move-time search) is slow;
+    // `nodes = 0` puts the engine on the clock instead of the harness's node limit.
+    let engine = format!(
+        "kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nargs = [\"slow\", \"2\", \"12000\"]\nponder = false\nstall_ms = 100\nnodes = 0"
+    );
+    let bot = start_bot(&server, &[("engine", &engine)]);
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("dave", 60, 0).color("black").opponent(Opponent::random(24)));
+    assert_eq!(view.status, "draw", "the game reached the server's ply limit: {view:?}");
+    let log = bot.log();
+    assert!(!log.contains("sending stop") && !log.contains("WARN"), "{log}");
+}
+
+/// Stockfish at 1+1, on its own clock for the whole game: no stop, no warning.
+#[test]
+fn stockfish_on_its_own_clock_plays_a_bullet_game_without_warnings() {
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
+    let server = FakeLichess::start(FakeConfig { max_plies: 40, ..FakeConfig::default() });
+    // `nodes = 0`: on the clock, not the harness's node limit.
+    let engine = format!("kind = \"uci\"\ncommand = \"{}\"\nnodes = 0", stockfish.display());
+    let bot = start_bot(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("erin", 60, 1).color("black").opponent(Opponent::random(25)));
+    assert!(view.bot_won() || view.status == "draw", "{view:?}");
+    let log = bot.log();
+    assert!(!log.contains("sending stop") && !log.contains("WARN"), "{log}");
+}

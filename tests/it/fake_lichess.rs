@@ -172,7 +172,7 @@ async fn castle_and_mate(castling: Castling, castle_sent: &str, castle_stored: &
             assert!(challenge.rated);
             assert_eq!(
                 challenge.time_control,
-                Some(TimeControl::Clock { limit: 60, increment: 0, show: Some("1+0".into()) })
+                Some(TimeControl::Clock { limit: Some(60), increment: Some(0), show: Some("1+0".into()) })
             );
             assert!(compat.expect("compat").bot);
         }

@@ -18,6 +18,7 @@ mod nnue;
 mod perft_cli;
 mod pychess;
 mod readme_examples;
+mod robustness;
 mod selfplay_cli;
 mod spsa_cli;
 mod syzygy;

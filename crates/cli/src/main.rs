@@ -1,6 +1,6 @@
 //! `ferz`: the command-line entry point.
 //!
-//! Without arguments, or with arguments that are not a subcommand, `ferz` is a UCI engine:
+//! Without arguments, or with a UCI command as arguments, `ferz` is a UCI engine:
 //! GUIs, cutechess and lichess-bot start it bare, and OpenBench passes UCI commands as
 //! arguments.
 
@@ -92,8 +92,14 @@ const SUBCOMMANDS: &[&str] =
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let is_cli = args.first().is_some_and(|first| SUBCOMMANDS.contains(&first.as_str()) || first.starts_with('-'));
-    if !is_cli {
+    // Only a real UCI command (OpenBench's `ferz isready`, `ferz go depth 5`, …) runs as one;
+    // any other first word is a command-line mistake that clap reports ("unrecognized
+    // subcommand", with a suggestion) with a non-zero exit, so a script does not believe a
+    // mistyped job ran.
+    let is_uci = args.first().is_some_and(|first| {
+        !SUBCOMMANDS.contains(&first.as_str()) && ferz_engine::uci::COMMANDS.contains(&first.as_str())
+    });
+    if args.is_empty() || is_uci {
         let first = (!args.is_empty()).then(|| args.join(" "));
         // A GUI starts ferz bare: the tunables are listed only when FERZ_TUNE asks for them.
         let tune = std::env::var("FERZ_TUNE").is_ok_and(|v| matches!(v.as_str(), "1" | "true" | "yes" | "on"));
@@ -152,8 +158,53 @@ fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", error_text(&error));
             ExitCode::from(1)
         }
+    }
+}
+
+/// An error and its causes joined by `: `, each cause once: many errors already print their
+/// source in their own message, and anyhow's `{:#}` would repeat it ("X: X: X").
+pub(crate) fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An error that prints its source in its own message, as many do.
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "net file x.nnue: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn an_error_chain_names_each_cause_once() {
+        let error = anyhow::Error::new(Outer(std::io::Error::other("too large"))).context("loading nets");
+        assert_eq!(error_text(&error), "loading nets: net file x.nnue: too large");
+        assert_eq!(format!("{error:#}"), "loading nets: net file x.nnue: too large: too large");
     }
 }

@@ -70,17 +70,15 @@ enum OptionValue {
 }
 
 impl OptionKind {
-    /// `value` read as this kind: numbers clamped (a negative one refused where the range has
-    /// none), booleans `true`/`false`, combo words as given (the option checks them). `None`
+    /// `value` read as this kind: whole numbers of any size clamped into the range (the caller
+    /// says so), booleans `true`/`false`, combo words as given (the option checks them). `None`
     /// when it cannot be read.
     fn parse(&self, value: &str) -> Option<OptionValue> {
         match self {
-            // A sign where the option takes none is a mistake, not a small number.
             OptionKind::Spin { min, max, .. } => value
-                .parse::<i64>()
+                .parse::<i128>()
                 .ok()
-                .filter(|&n| n >= 0 || *min < 0)
-                .map(|n| OptionValue::Spin(n.clamp(*min, *max))),
+                .map(|n| OptionValue::Spin(n.clamp(i128::from(*min), i128::from(*max)) as i64)),
             OptionKind::Check { .. } => match value.to_ascii_lowercase().as_str() {
                 "true" => Some(OptionValue::Check(true)),
                 "false" => Some(OptionValue::Check(false)),
@@ -214,6 +212,10 @@ pub fn check_default(id: OptionId) -> bool {
     }
 }
 
+/// The commands [`Session::execute`] knows: what `ferz <command>` may pass as a UCI command.
+pub const COMMANDS: &[&str] =
+    &["uci", "isready", "ucinewgame", "setoption", "position", "go", "stop", "ponderhit", "quit", "d"];
+
 type SharedOutput = Arc<Mutex<Box<dyn Write + Send>>>;
 
 fn send(output: &SharedOutput, line: &str) {
@@ -261,10 +263,24 @@ impl Session {
 
     /// Reads commands from `input` until `quit` or the end of input, then waits for a running
     /// search to finish its `bestmove`.
-    pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if !self.execute(&line) {
+    ///
+    /// Input is read as bytes: a line that is not UTF-8 (a GUI sending a Latin-1 path) is
+    /// reported and skipped, never taken for the end of input. Only end of file or a read
+    /// error ends the loop.
+    pub fn run(&mut self, mut input: impl BufRead) {
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let Ok(line) = std::str::from_utf8(&bytes) else {
+                let shown = String::from_utf8_lossy(&bytes);
+                self.info_string(&format!("ignoring a line that is not UTF-8: {:?}", clip(shown.trim_end())));
+                continue;
+            };
+            if !self.execute(line) {
                 break;
             }
         }
@@ -355,9 +371,26 @@ impl Session {
         let Some(parsed) = option.kind.parse(value) else {
             return self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
         };
+        // A number outside the advertised range was clamped into it: say so.
+        if let (OptionKind::Spin { min, max, .. }, Ok(number), OptionValue::Spin(kept)) =
+            (&option.kind, value.parse::<i128>(), &parsed)
+            && i128::from(*kept) != number
+        {
+            self.info_string(&format!("{} {number} is outside {min} to {max}; using {kept}", option.name));
+        }
         let engine = self.engine.as_mut().expect("no search running");
         match (option.id, parsed) {
-            (OptionId::Hash, OptionValue::Spin(mb)) => engine.set_hash_mb(mb as usize),
+            (OptionId::Hash, OptionValue::Spin(mb)) => {
+                let wanted = mb as usize;
+                let kept = engine.set_hash_mb(wanted);
+                if kept < wanted {
+                    let limit =
+                        crate::tt::hash_limit_mb().map_or_else(String::new, |mb| format!(" (at most {mb} MiB)"));
+                    self.info_string(&format!(
+                        "Hash {wanted} MiB is more than this machine can spare{limit}; using {kept} MiB"
+                    ));
+                }
+            }
             (OptionId::Threads, OptionValue::Spin(n)) => engine.set_threads(n as usize),
             (OptionId::MultiPv, OptionValue::Spin(n)) => engine.set_multi_pv(n as usize),
             (OptionId::MoveOverhead, OptionValue::Spin(ms)) => {
@@ -689,7 +722,8 @@ mod tests {
         assert_eq!(hash.uci_line(), "option name Hash type spin default 16 min 1 max 65536");
         assert_eq!(hash.kind.parse("99999999"), Some(OptionValue::Spin(65_536)));
         assert_eq!(hash.kind.parse("0"), Some(OptionValue::Spin(1)));
-        assert_eq!(hash.kind.parse("-5"), None);
+        assert_eq!(hash.kind.parse("-5"), Some(OptionValue::Spin(1)));
+        assert_eq!(hash.kind.parse("-99999999999999999999999"), Some(OptionValue::Spin(1)));
         assert_eq!(hash.kind.parse("lots"), None);
         assert_eq!(OptionKind::Check { default: false }.parse("TRUE"), Some(OptionValue::Check(true)));
         assert_eq!(EngineOptions::default().hash_mb, 16);

@@ -65,6 +65,8 @@ mod common;
 mod event;
 mod game;
 #[cfg(test)]
+mod spec_tests;
+#[cfg(test)]
 mod tests;
 
 pub use account::{ChatMessage, PerfStats, Playing, TokenInfo, User, UserStatus};

@@ -15,6 +15,10 @@
 #      SHARDS x GAMES games with no round twice, the killed task restarted, and the dataset,
 #      its PGN (without the Date header) and the next cache generation identical to those of
 #      the same shards played one after another by `ferz selfplay` alone.
+# Then `ferz loop` on the same cluster (deploy/slurm/loop.sh): LOOP_GENERATIONS generations, each
+# an array of two shard tasks and a finish job that merges, trains, gates, promotes and submits
+# the next generation; a shard task of generation 1 is killed and requeued; the ledger must equal
+# that of the same loop run on this machine alone.
 # It prints shards, games, positions, wall time and the throughput of every task.
 #
 # Slurm: slurmctld, slurmd, munged and the client commands are found on PATH (and /usr/sbin);
@@ -27,6 +31,7 @@
 # Usage: scripts/slurm-e2e.sh            (on a shared machine: nice -n 10 scripts/slurm-e2e.sh)
 #   FERZ_BIN=path     use this ferz instead of building target/release/ferz
 #   SHARDS=4 GAMES=100 NODES=1500 GENERATIONS=2 KILL=1 TIMEOUT=900 (seconds per generation)
+#   LOOP_GENERATIONS=2 LOOP_GAMES=40  the loop's generations (0: skip it) and games per shard
 #   KEEP=1            keep the temporary directory (it is kept anyway when a check fails)
 set -euo pipefail
 
@@ -37,6 +42,8 @@ NODES=${NODES:-1500}
 GENERATIONS=${GENERATIONS:-2}
 KILL=${KILL:-1}
 TIMEOUT=${TIMEOUT:-900}
+LOOP_GENERATIONS=${LOOP_GENERATIONS:-2}
+LOOP_GAMES=${LOOP_GAMES:-40}
 KEEP=${KEEP:-0}
 export PATH="$PATH:/usr/sbin:/sbin"
 
@@ -375,6 +382,117 @@ EOF
   say "generation $gen OK: $line"
   summary+=("generation $gen: $line; killed task $kill_task at game $killed_at, requeued and resumed")
 done
+
+# --- the improvement loop on Slurm ------------------------------------------------------
+if [ "$LOOP_GENERATIONS" -gt 0 ]; then
+  cat >"$work/loop.toml" <<EOF
+# Two shards a generation, two epochs of fine-tuning, a gate at fixed nodes: every stage is
+# deterministic with one thread, so the Slurm run must equal a run on this machine alone.
+[loop]
+seed = 3
+generations = $LOOP_GENERATIONS
+threads = 1
+
+[selfplay]
+games = $LOOP_GAMES
+shards = 2
+nodes = $NODES
+multipv_plies = 0
+random_plies = 6
+hash_mb = 2
+
+[train]
+epochs = 2
+batch_size = 256
+lr = 0.00001
+
+[gate]
+nodes = 400
+games = 60
+elo0 = -200
+elo1 = -100
+concurrency = 1
+hash_mb = 4
+EOF
+  say "the loop: $LOOP_GENERATIONS generations of 2 x $LOOP_GAMES games on Slurm; shard task 1 of generation 1 will be killed"
+  started=$(date +%s.%N)
+  deadline=$(($(date +%s) + TIMEOUT * LOOP_GENERATIONS))
+  ids=$(cd "$work/jobs" && "$root/deploy/slurm/loop.sh" "$work/loop" "$work/loop.toml" 2 --cpus-per-task=1 --mem=512M)
+  array=$(sed -n 's/^array //p' <<<"$ids")
+  shard=$work/loop/gen-0001/selfplay/shard-00001
+  killed_at=0
+  while [ "$killed_at" -lt $((LOOP_GAMES / 4)) ]; do
+    [ -f "$shard/manifest.json" ] && fail "loop task 1 finished before it could be killed; raise LOOP_GAMES"
+    [ "$(date +%s)" -lt "$deadline" ] || fail "loop task 1 made no progress"
+    sleep 0.2
+    killed_at=$(games_done "$shard")
+  done
+  scancel --signal=KILL "${array}_1.0"
+  out=$work/jobs/ferz-loop-shard-${array}_1.out
+  until grep -q "ferz was killed" "$out" 2>/dev/null; do
+    [ "$(date +%s)" -lt "$deadline" ] || fail "loop task 1 was not seen killed: $(tail -3 "$out" 2>/dev/null)"
+    sleep 0.2
+  done
+  say "killed loop task ${array}_1 after checkpoint $killed_at of $LOOP_GAMES games"
+  # The finish jobs chain the generations: the loop is done when the ledger holds them all and
+  # nothing is queued.
+  ledger_generations() {
+    python3 -c "import json, sys; print(len(json.load(open(sys.argv[1]))['generations']))" \
+      "$work/loop/ledger.json" 2>/dev/null || echo 0
+  }
+  while [ -n "$(squeue -h 2>/dev/null)" ] || [ "$(ledger_generations)" != "$LOOP_GENERATIONS" ]; do
+    if [ -z "$(squeue -h 2>/dev/null)" ]; then
+      sleep 2 # a finish job may be between its end and the next generation's submission
+      [ -z "$(squeue -h 2>/dev/null)" ] && [ "$(ledger_generations)" != "$LOOP_GENERATIONS" ] &&
+        fail "no job is left and the ledger holds $(ledger_generations) generations: $(tail -5 "$work"/jobs/ferz-loop-finish-*.out 2>/dev/null)"
+    fi
+    if sinfo -h -N -o '%T %E' 2>/dev/null | grep -q '^drain.*Kill task failed'; then
+      scontrol update NodeName="$node" State=RESUME || fail "cannot resume the drained node"
+    fi
+    [ "$(date +%s)" -lt "$deadline" ] || fail "the loop timed out: $(squeue -h -o '%i %T %r')"
+    sleep 1
+  done
+  wall=$(python3 -c "import time; print(f'{time.time() - $started:.1f}')")
+  restarts=$(job_field "${array}_1" Restarts)
+  [ "${restarts:-0}" -ge 1 ] || fail "loop task ${array}_1 was not requeued (Restarts=${restarts:-?})"
+  say "the loop on Slurm: $LOOP_GENERATIONS generations in $wall s; now the same loop on this machine alone"
+  "$FERZ_BIN" loop "$work/loop-alone" --config "$work/loop.toml" >"$work/loop-alone.log" 2>&1 ||
+    fail "the loop alone: $(tail -3 "$work/loop-alone.log")"
+  line=$(python3 - "$work/loop" "$work/loop-alone" <<'PY'
+import json, sys
+
+def rounded(v):
+    # A resumed gate sums the same games in another order: equal to nine digits.
+    if isinstance(v, float):
+        return float(f"{v:.9g}")
+    if isinstance(v, dict):
+        return {k: rounded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [rounded(x) for x in v]
+    return v
+
+def generations(d):
+    out = []
+    for g in json.load(open(f"{d}/ledger.json"))["generations"]:
+        # Stage times, and the manifests and run record that hold the directory's paths.
+        g.pop("stages")
+        g["data"].pop("shard_manifests")
+        g["train"].pop("run_record")
+        out.append(rounded(g))
+    return out
+
+a, b = generations(sys.argv[1]), generations(sys.argv[2])
+if a != b:
+    print(f"the Slurm loop's generations differ from the loop alone: {a} {b}")
+    sys.exit(1)
+print(", ".join(
+    f"generation {g['generation']}: {g['data']['positions']} positions, gate {g['gate']['elo']:+.1f} "
+    f"over {g['gate']['games']} games, {'promoted' if g['promoted'] else 'not promoted'}" for g in a))
+PY
+  ) || fail "$line"
+  say "the loop OK: $line"
+  summary+=("the loop: $LOOP_GENERATIONS generations in $wall s on Slurm, shard task 1 killed at game $killed_at and requeued; equal to the loop alone: $line")
+fi
 
 ok=1
 say "all checks passed ($(slurmctld -V), $(nproc) CPUs)"

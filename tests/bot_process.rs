@@ -114,6 +114,12 @@ impl BotProcess {
         assert!(status.success());
     }
 
+    /// Sends SIGTERM (what a service manager sends).
+    pub fn terminate(&self) {
+        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("run kill");
+        assert!(status.success());
+    }
+
     /// Waits for the process to exit and returns its exit code.
     ///
     /// # Panics

@@ -7,13 +7,18 @@
 //! milliseconds. `crash-after` and `hang-after` do the same after N answered searches (on the
 //! N+1-th `go`), so that a restarted engine plays N more moves before it fails again. `pace`
 //! answers every `go` after MS milliseconds (N is ignored). `no-uciok` never finishes the
-//! handshake. Without a mode it always plays legally.
+//! handshake. `tunable` lists two spin options, `Alpha` and `Beta` (-100 to 100, default 0),
+//! and plays worse the farther they are from the optimum (`Alpha` 40, `Beta` -30): before
+//! each move it answers an illegal move (a loss by the arbiter's rules) with a probability
+//! growing with the distance, decided by a hash of the position and its options so that the
+//! same game is played again the same way; otherwise a legal move chosen by the same hash.
+//! Without a mode it always plays legally.
 //!
 //! `go ponder` is answered only after `ponderhit` or `stop`, as the protocol requires.
 
 use std::io::{BufRead, Write};
 
-use ferz_chess::{Game, Position, Square, Variant};
+use ferz_chess::{Game, Position, SplitMix64, Square, Variant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +41,8 @@ fn main() {
     let mut searches = 0;
     // A `go ponder` waiting for `ponderhit` or `stop`: the answer it will give.
     let mut pondering: Option<String> = None;
+    // `tunable`'s options.
+    let (mut alpha, mut beta) = (0_i64, 0_i64);
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -47,6 +54,10 @@ fn main() {
                 say("option name UCI_Variant type combo default chess var chess var shatranj");
                 say("option name Hash type spin default 1 min 1 max 16");
                 say("option name Ponder type check default false");
+                if mode == "tunable" {
+                    say("option name Alpha type spin default 0 min -100 max 100");
+                    say("option name Beta type spin default 0 min -100 max 100");
+                }
                 say("uciok");
             }
             Some("isready") => say("readyok"),
@@ -56,6 +67,12 @@ fn main() {
                     variant = Variant::Shatranj;
                 } else if lower.contains("uci_chess960 value true") {
                     chess960 = true;
+                }
+                let value = words.last().and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+                if lower.starts_with("setoption name alpha value") {
+                    alpha = value;
+                } else if lower.starts_with("setoption name beta value") {
+                    beta = value;
                 }
             }
             Some("position") => {
@@ -86,16 +103,29 @@ fn main() {
                 searches += 1;
                 let position = *game.position();
                 let legal = position.legal_moves();
+                let illegal_move = || {
+                    let (from, to) = Square::all()
+                        .flat_map(|from| Square::all().map(move |to| (from, to)))
+                        .find(|&(from, to)| from != to && !legal.iter().any(|m| m.from() == from && m.to() == to))
+                        .expect("some move is illegal");
+                    format!("bestmove {from}{to}")
+                };
+                if mode == "tunable" && !legal.is_empty() {
+                    let distance = (((alpha - 40).pow(2) + (beta + 30).pow(2)) as f64).sqrt();
+                    let blunder = 0.02 + 0.25 * (distance / 100.0).powi(2);
+                    let mut hash = SplitMix64::derive(position.key(), (alpha * 1000 + beta) as u64);
+                    if ((hash.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < blunder {
+                        say(&illegal_move());
+                    } else {
+                        let m = legal[hash.index(legal.len())];
+                        say(&format!("bestmove {}", position.uci(m)));
+                    }
+                    continue;
+                }
                 if searches == at {
                     match mode.as_str() {
                         "illegal" => {
-                            let illegal = Square::all()
-                                .flat_map(|from| Square::all().map(move |to| (from, to)))
-                                .find(|&(from, to)| {
-                                    from != to && !legal.iter().any(|m| m.from() == from && m.to() == to)
-                                })
-                                .expect("some move is illegal");
-                            say(&format!("bestmove {}{}", illegal.0, illegal.1));
+                            say(&illegal_move());
                             continue;
                         }
                         "crash" => std::process::exit(3),

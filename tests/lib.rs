@@ -146,6 +146,17 @@ impl UciProcess {
         stdin.flush().expect("flush");
     }
 
+    /// Sends raw bytes as they are (no newline added): invalid UTF-8, control characters.
+    ///
+    /// # Panics
+    /// If the engine's input is closed.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to ferz");
+        stdin.flush().expect("flush");
+    }
+
     /// Reads lines until one satisfies `done`, returning all lines read (the last one
     /// included). Fails after `seconds` without such a line.
     ///

@@ -25,6 +25,9 @@ pub(crate) enum Answer {
     Whole(Response),
     /// A chunked ndjson stream, written from the slot of `target` that belongs to this connection.
     Stream(Target),
+    /// PyChess's answer to a second stream of a game: the stream starts (200), then the
+    /// connection is cut before any line.
+    BrokenStream,
 }
 
 const NOT_YOUR_TURN: &str = "Not your turn, or game already over";

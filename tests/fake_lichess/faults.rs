@@ -12,6 +12,15 @@ use super::state::{End, Out, State, after};
 pub enum Fault {
     /// Ends the current event-stream connection now, cleanly (the last chunk is sent).
     CloseEventStream,
+    /// PyChess: once the game (or the game a pending challenge becomes) is over, the server
+    /// drops it at once, as the real one does when
+    /// the human leaves a finished game (and deletes a game under three plies): no `gameEnd`
+    /// reaches the bot, its stream gets nothing more (not even pings), and the game's page,
+    /// stream and commands answer 404.
+    ForgetGameWhenOver {
+        /// The game.
+        game_id: String,
+    },
     /// Keeps the current event-stream connection open but sends nothing on it, not even
     /// keep-alives, for this long (events meant for it wait). A bot's idle watchdog should
     /// reconnect; a new connection is not silent.
@@ -117,6 +126,13 @@ impl State {
                 if let Some(slot) = &mut self.event_slot {
                     slot.end = Some(End::Clean);
                 }
+            }
+            Fault::ForgetGameWhenOver { game_id } => {
+                if let Some(gi) = self.game_index(&game_id) {
+                    self.games[gi].forgotten_when_over = true;
+                }
+                // A challenge's game takes its id.
+                self.forget_when_over.push(game_id);
             }
             Fault::SilenceEventStream(d) => {
                 if let Some(slot) = &mut self.event_slot {

@@ -461,6 +461,11 @@ pub struct GameView {
     pub btime_ms: i64,
     /// How many times the game's stream was opened.
     pub game_stream_connections: usize,
+    /// PyChess: requests for the stream answered 200 and then broken, as a second stream of
+    /// the game is.
+    pub duplicate_game_streams: usize,
+    /// PyChess: requests for the game's stream after the game ended.
+    pub streams_requested_after_end: usize,
     /// Whether the bot's stream of the game is open now (a stream the bot closed counts as
     /// open until the next keep-alive fails to reach it).
     pub game_stream_open: bool,

@@ -18,6 +18,7 @@ pub struct Opponent {
     pub(crate) offer_draw_at: Option<usize>,
     pub(crate) accepts_draws: bool,
     pub(crate) resign_at: Option<usize>,
+    pub(crate) abort_at: Option<usize>,
     pub(crate) never_move: bool,
     pub(crate) held: bool,
     pub(crate) gone: Option<(usize, Duration)>,
@@ -37,6 +38,7 @@ impl Opponent {
             offer_draw_at: None,
             accepts_draws: false,
             resign_at: None,
+            abort_at: None,
             never_move: false,
             held: false,
             gone: None,
@@ -96,6 +98,14 @@ impl Opponent {
     #[must_use]
     pub fn resign_at(mut self, ply: usize) -> Opponent {
         self.resign_at = Some(ply);
+        self
+    }
+
+    /// Aborts the game when on move at this ply (before its first move: PyChess lets a player
+    /// abort until each side has moved).
+    #[must_use]
+    pub fn abort_at(mut self, ply: usize) -> Opponent {
+        self.abort_at = Some(ply);
         self
     }
 
@@ -252,6 +262,10 @@ impl State {
         }
         if script.resign_at == Some(ply) {
             self.finish(gi, Status::Resign, Some(bot), shared, now);
+            return;
+        }
+        if script.abort_at == Some(ply) && ply < 2 {
+            self.finish(gi, Status::Aborted, None, shared, now);
             return;
         }
         if game.draw_offer[bot.index()] {

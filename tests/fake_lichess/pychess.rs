@@ -1,7 +1,9 @@
 //! PyChess's dialect of the Bot API: its routes, status codes and JSON shapes, written from
 //! the API reference (`ref-lichess-api.md` §5.1, pychess-variants' `server/bot_api.py` and
-//! `server/game.py`). The simulation underneath (games, clocks, opponents, rules) is the one
-//! the Lichess mode uses.
+//! `server/game.py`) and checked against the real server (`scripts/pychess-real.sh`): a bare
+//! `gameEnd` and never the move that ended the game, the game's page as the record, a silent
+//! resignation, decimal clocks under a minute, a broken second stream. The simulation
+//! underneath (games, clocks, opponents, rules) is the one the Lichess mode uses.
 
 use std::time::Instant;
 
@@ -9,6 +11,8 @@ use ferz_testserver::{Request, Response};
 use serde_json::{Value, json};
 
 use super::endpoints::{self, Answer, Target};
+use ferz_chess::Position;
+
 use super::state::{ChallengeRec, End, GameSim, Out, Slot, State, Status, TimeControl, color_name};
 use super::{ChatEntry, Shared};
 
@@ -92,7 +96,8 @@ pub(crate) fn challenge_event(ch: &ChallengeRec) -> Value {
             "rated": false,
             "timeControl": time_control,
             "color": ch.color,
-            "finalColor": color_name(ch.final_color),
+            // Decided only when the game is made: a random colour reads `white` here.
+            "finalColor": if ch.color == "random" { "white" } else { color_name(ch.final_color) },
             "speed": ch.tc.speed(),
             "perf": { "name": variant_name(&ch.variant) },
             "level": 0,
@@ -112,18 +117,21 @@ pub(crate) fn game_end(g: &GameSim) -> Value {
     json!({ "type": "gameEnd", "game": { "id": g.id } })
 }
 
-/// `gameState`: increments in seconds, flags always false, status always `started`.
+/// `gameState`: increments in seconds, flags always false, status always `started`. Times are
+/// decimals for a base that is not a whole number of minutes (PyChess keeps the base in
+/// minutes: ¼, ½ and ¾ make `30000.0`).
 pub(crate) fn game_state(g: &GameSim, now: Instant) -> Value {
     let times = g.times_now(now);
-    let inc = match g.tc {
-        TimeControl::Clock { inc, .. } => inc,
-        _ => 0,
+    let (inc, decimal) = match g.tc {
+        TimeControl::Clock { limit, inc } => (inc, limit % 60 != 0),
+        _ => (0, false),
     };
+    let time = |ms: i64| if decimal { json!(ms.max(0) as f64) } else { json!(ms.max(0)) };
     json!({
         "type": "gameState",
         "moves": g.notation.join(" "),
-        "wtime": times[0].max(0),
-        "btime": times[1].max(0),
+        "wtime": time(times[0]),
+        "btime": time(times[1]),
         "winc": inc,
         "binc": inc,
         "wdraw": false,
@@ -134,12 +142,13 @@ pub(crate) fn game_state(g: &GameSim, now: Instant) -> Value {
     })
 }
 
-/// `gameFull`: names only, `createdAt` in seconds, the full initial FEN.
+/// `gameFull`: names only, `createdAt` in seconds, the initial FEN (`""` for the variant's
+/// own start).
 fn game_full(g: &GameSim, shared: &Shared, now: Instant) -> Value {
     let bot = shared.config.bot_id.as_str();
     let opponent = g.opp_user.name.as_str();
     let (white, black) = if g.bot_color == ferz_chess::Color::White { (bot, opponent) } else { (opponent, bot) };
-    let initial_fen = if g.initial_fen == "startpos" { g.start.fen() } else { g.initial_fen.clone() };
+    let initial_fen = initial_fen(g);
     json!({
         "type": "gameFull",
         "id": g.id,
@@ -150,6 +159,58 @@ fn game_full(g: &GameSim, shared: &Shared, now: Instant) -> Value {
         "createdAt": g.created_at_ms / 1000,
         "state": game_state(g, now),
     })
+}
+
+/// The FEN a game started from as PyChess keeps it: empty for the variant's own start (Chess960
+/// games always name theirs).
+fn initial_fen(g: &GameSim) -> String {
+    let default_start = g.variant != "chess960"
+        && (g.initial_fen == "startpos" || Position::new(g.start.variant()).fen() == g.initial_fen);
+    if default_start { String::new() } else { g.initial_fen.clone() }
+}
+
+/// PyChess's status code (`GameStatus` in its `const.py`).
+fn status_code(status: Status) -> i64 {
+    match status {
+        Status::Started => -1,
+        Status::Aborted => 0,
+        Status::Mate => 1,
+        Status::Resign => 2,
+        Status::Stalemate => 3,
+        Status::Timeout => 7,
+        Status::Draw => 5,
+        Status::OutOfTime => 6,
+        Status::VariantEnd => 12,
+    }
+}
+
+/// A game's page (`GET /{gameId}`, open to anyone): like PyChess's, its `data-board` attribute
+/// holds the board message (status code, result, every move as `steps`), HTML-escaped.
+fn game_page(g: &GameSim) -> Response {
+    let result = match (g.status, g.winner) {
+        (Status::Started | Status::Aborted, _) => "*",
+        (_, Some(ferz_chess::Color::White)) => "1-0",
+        (_, Some(ferz_chess::Color::Black)) => "0-1",
+        (_, None) => "1/2-1/2",
+    };
+    let mut steps = vec![json!({ "fen": g.start.fen(), "san": null })];
+    steps.extend(g.notation.iter().map(|m| json!({ "move": m })));
+    let board = json!({
+        "type": "board",
+        "gameId": g.id,
+        "variant": variant_name(&g.variant),
+        "status": status_code(g.status),
+        "result": result,
+        "steps": steps,
+    });
+    let escaped =
+        board.to_string().replace('&', "&amp;").replace('"', "&#34;").replace('<', "&lt;").replace('>', "&gt;");
+    let html = format!(
+        "<!DOCTYPE html>\n<html><body><div id=\"pychess-variants\" data-gameid=\"{}\" data-board=\"{escaped}\" data-result=\"{result}\" data-status=\"{}\"></div></body></html>\n",
+        g.id,
+        status_code(g.status)
+    );
+    Response::new(200, "text/html; charset=utf-8", &html)
 }
 
 /// Reads `X-PyChess-Bot-Capabilities`: the PyChess variant names announced (`standard` is
@@ -182,8 +243,26 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
     let segs = req.segments();
     let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
     let method = req.method.as_str();
+    // A game the server dropped is unknown everywhere.
+    let game_in_path = match segs.as_slice() {
+        [id] | ["api", "bot", "game", "stream", id] | ["api", "bot", "game", id, ..] => Some(*id),
+        _ => None,
+    };
+    if let Some(gi) = game_in_path.and_then(|id| st.game_index(id))
+        && st.games[gi].forgotten_when_over
+        && st.games[gi].status != Status::Started
+    {
+        return Answer::Whole(text(404, "404: Not Found"));
+    }
     if let ("POST", ["api", "token", "test"]) = (method, segs.as_slice()) {
         return Answer::Whole(token_test(shared, req));
+    }
+    // A game's page, open to anyone.
+    if let ("GET", [id]) = (method, segs.as_slice()) {
+        return Answer::Whole(match st.game_index(id) {
+            Some(gi) => game_page(&st.games[gi]),
+            None => text(404, "404: Not Found"),
+        });
     }
     // Endpoints PyChess does not have: 404, whoever asks.
     let missing = matches!(
@@ -221,10 +300,7 @@ pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, 
             }
             Err(message) => text(400, message),
         },
-        ("GET", ["api", "bot", "game", "stream", id]) => match open_game_stream(st, shared, id, conn, now) {
-            Some(error) => error,
-            None => return Answer::Stream(Target::Game((*id).to_owned())),
-        },
+        ("GET", ["api", "bot", "game", "stream", id]) => return open_game_stream(st, shared, id, conn, now),
         ("POST", ["api", "bot", "game", id, "move", uci]) => endpoints::make_move(st, shared, req, id, uci, now),
         ("POST", ["api", "bot", "game", id, command]) => game_command(st, shared, req, id, command, now),
         ("POST", ["api", "challenge", id, "accept"]) => endpoints::accept(st, shared, id, now),
@@ -267,15 +343,20 @@ fn open_event_stream(st: &mut State, shared: &Shared, conn: u64, now: Instant, v
     st.event_slot = Some(slot);
 }
 
-/// Opens a game stream; an error response for an unknown game or a stream already open.
-fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Option<Response> {
+/// Opens a game stream: 404 for an unknown game; for a stream already open, the new one
+/// starts (200) and breaks at once: PyChess answers before it checks for a duplicate.
+fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: Instant) -> Answer {
     let Some(gi) = st.game_index(id) else {
-        return Some(text(404, "404: Not Found"));
+        return Answer::Whole(text(404, "404: Not Found"));
     };
     let g = &mut st.games[gi];
+    if g.status != Status::Started {
+        g.streams_requested_after_end += 1;
+    }
     // An abruptly cut stream is gone at once; any other counts until a write to it fails.
     if g.slot.as_ref().is_some_and(|s| s.end != Some(End::Abrupt)) {
-        return Some(text(409, "game stream already active"));
+        g.duplicate_game_streams += 1;
+        return Answer::BrokenStream;
     }
     g.game_stream_connections += 1;
     let mut slot = Slot::new(conn);
@@ -285,7 +366,7 @@ fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: I
         slot.queue.push_back(Out { line: game_end(g).to_string(), prompt: None });
     }
     g.slot = Some(slot);
-    None
+    Answer::Stream(Target::Game(id.to_owned()))
 }
 
 /// `abort`, `resign`, `chat`.
@@ -304,9 +385,14 @@ fn game_command(st: &mut State, shared: &Shared, req: &Request, id: &str, comman
             }
             Response::ok()
         }
+        // The status and result are set, and nobody is told: no `gameEnd`, the stream stays.
         "resign" => {
             if started {
-                st.finish(gi, Status::Resign, Some(opp), shared, now);
+                g.times = g.times_now(now);
+                g.status = Status::Resign;
+                g.winner = Some(opp);
+                g.opp.due = None;
+                g.bot_prompted_at = None;
             }
             Response::ok()
         }

@@ -213,6 +213,12 @@ pub(crate) struct GameSim {
     pub(crate) illegal_moves_from_bot: Vec<String>,
     pub(crate) slot: Option<Slot>,
     pub(crate) game_stream_connections: usize,
+    /// PyChess: stream requests answered 200-then-broken because a stream was still open.
+    pub(crate) duplicate_game_streams: usize,
+    /// PyChess: stream requests (of any answer) after the game ended.
+    pub(crate) streams_requested_after_end: usize,
+    /// PyChess: the game is dropped once over ([`super::Fault::ForgetGameWhenOver`]).
+    pub(crate) forgotten_when_over: bool,
     /// When the line that put the bot on move was written.
     pub(crate) bot_prompted_at: Option<Instant>,
     /// `bot_prompted_at` holds the time the line was taken for writing; the writer replaces it
@@ -327,6 +333,8 @@ pub(crate) struct State {
     pub(crate) advertised: Vec<Vec<String>>,
     /// PyChess: requests to endpoints it does not have, `METHOD /path`.
     pub(crate) missing_calls: Vec<String>,
+    /// PyChess: games (by id, made or still to be made) the server drops once over.
+    pub(crate) forget_when_over: Vec<String>,
     /// Whether the server speaks PyChess's dialect.
     pub(crate) pychess: bool,
     /// The bot's rating in every perf now (starts at [`FakeConfig::bot_rating`]).
@@ -370,6 +378,7 @@ impl State {
             takeback_answer_due: Vec::new(),
             advertised: Vec::new(),
             missing_calls: Vec::new(),
+            forget_when_over: Vec::new(),
             pychess: config.is_pychess(),
             bot_rating: config.bot_rating,
             text_files: HashMap::new(),
@@ -577,8 +586,8 @@ impl State {
     }
 
     /// Ends a game: final `gameState`, stream closed, `gameFinish` on the event stream. PyChess:
-    /// final `gameState` and `gameEnd`; the stream stays open and nothing goes to the event
-    /// stream.
+    /// `gameEnd` only (the move that ended the game is never sent); the stream stays open and
+    /// nothing goes to the event stream.
     pub(crate) fn finish(&mut self, gi: usize, status: Status, winner: Option<Color>, shared: &Shared, now: Instant) {
         let g = &mut self.games[gi];
         if g.status != Status::Started {
@@ -592,12 +601,20 @@ impl State {
         g.opp.due = None;
         g.bot_prompted_at = None;
         g.prompt_provisional = false;
-        g.push_state(shared, now);
         if shared.config.is_pychess() {
+            if g.forgotten_when_over {
+                // Dropped before the `gameEnd` went out: the stream falls silent for good.
+                if let Some(slot) = &mut g.slot {
+                    slot.silent_until = Some(after(now, Duration::from_secs(24 * 3600)));
+                }
+                return;
+            }
+            // No state with the last move: the bare `gameEnd` alone.
             let line = super::pychess::game_end(g).to_string();
             g.push_line(line, None);
             return;
         }
+        g.push_state(shared, now);
         if let Some(slot) = &mut g.slot {
             slot.end = Some(End::Clean);
         }
@@ -763,6 +780,9 @@ impl State {
             illegal_moves_from_bot: Vec::new(),
             slot: None,
             game_stream_connections: 0,
+            duplicate_game_streams: 0,
+            streams_requested_after_end: 0,
+            forgotten_when_over: false,
             bot_prompted_at: None,
             prompt_provisional: false,
             reject_moves: 0,
@@ -770,6 +790,7 @@ impl State {
         };
         self.games.push(game);
         let gi = self.games.len() - 1;
+        self.games[gi].forgotten_when_over = self.forget_when_over.contains(&self.games[gi].id);
         let line = self.game_event_line("gameStart", gi, shared, now);
         self.emit_event(line);
         Ok(gi)
@@ -835,6 +856,8 @@ impl State {
             wtime_ms: times[Color::White.index()],
             btime_ms: times[Color::Black.index()],
             game_stream_connections: g.game_stream_connections,
+            duplicate_game_streams: g.duplicate_game_streams,
+            streams_requested_after_end: g.streams_requested_after_end,
             game_stream_open: g.slot.is_some(),
             opponent_offers_draw: g.draw_offer[opp],
             bot_offers_draw: g.draw_offer[bot],

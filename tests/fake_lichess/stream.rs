@@ -46,6 +46,11 @@ pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange
             Ok(writer) => write_stream(shared, writer, &target, conn),
             Err(_) => drop_my_slot(&mut shared.lock(), &target, conn),
         },
+        Answer::BrokenStream => {
+            if let Ok(writer) = exchange.stream(NDJSON) {
+                writer.cut_mid_chunk("");
+            }
+        }
     }
 }
 

@@ -2,7 +2,6 @@
 //! engine, external engines that crash, hang or cannot be restarted mid-game (the game goes
 //! on, never lost on time), and pondering with the in-process and with a UCI engine.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use ferz_tests::bot_process::BotProcess;
@@ -17,11 +16,6 @@ use super::bot::{accepted_game, assert_legal, wait_over};
 const FAKE_UCI: &str = env!("CARGO_BIN_EXE_fake-uci");
 
 /// Stockfish, from `FERZ_STOCKFISH` or the Debian package's path.
-fn stockfish() -> Option<PathBuf> {
-    let path = std::env::var_os("FERZ_STOCKFISH").map_or_else(|| PathBuf::from("/usr/games/stockfish"), PathBuf::from);
-    path.exists().then_some(path)
-}
-
 fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
     let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
     server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
@@ -49,10 +43,7 @@ fn game_over_field(log: &str, key: &str) -> u64 {
 
 #[test]
 fn stockfish_plays_a_whole_game_as_the_bots_engine() {
-    let Some(stockfish) = stockfish() else {
-        eprintln!("skipped: Stockfish is not installed (apt package `stockfish`, or set FERZ_STOCKFISH)");
-        return;
-    };
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
     let server = FakeLichess::start(FakeConfig::default());
     let engine = format!("kind = \"uci\"\ncommand = \"{}\"\nnodes = 3000", stockfish.display());
     let bot = start_bot(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
@@ -206,10 +197,8 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 #[ignore = "measurement; run on demand"]
 fn measure_pondering() {
     let games: usize = std::env::var("FERZ_PONDER_GAMES").ok().and_then(|n| n.parse().ok()).unwrap_or(10);
-    let (program, name) = match stockfish() {
-        Some(path) => (path, "Stockfish"),
-        None => (ferz_binary(), "ferz"),
-    };
+    let stockfish = ferz_testserver::oracle::stockfish_path();
+    let (program, name) = if stockfish.exists() { (stockfish, "Stockfish") } else { (ferz_binary(), "ferz") };
     let mut report = Vec::new();
     for ponder in [true, false] {
         let server = FakeLichess::start(FakeConfig::default());
@@ -277,4 +266,38 @@ fn server_wait(server: &FakeLichess, game: &str) -> GameView {
         s.game(game).is_some_and(|g| g.is_over())
     });
     server.game(game).expect("game exists")
+}
+
+/// An external engine on the clock plans its own time: a move that takes longer than ferz's
+/// own time management would allow (12 s with a minute left, where ferz's hard limit is about
+/// 9.5 s) but far from the danger line is waited for, with no `stop` and no warning.
+#[test]
+fn an_external_engine_on_the_clock_is_not_stopped_before_the_danger_line() {
+    let server = FakeLichess::start(FakeConfig { max_plies: 12, ..FakeConfig::default() });
+    // The second search (the first on the clock; the first move is a move-time search) is slow;
+    // `nodes = 0` puts the engine on the clock instead of the harness's node limit.
+    let engine = format!(
+        "kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nargs = [\"slow\", \"2\", \"12000\"]\nponder = false\nstall_ms = 100\nnodes = 0"
+    );
+    let bot = start_bot(&server, &[("engine", &engine)]);
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("dave", 60, 0).color("black").opponent(Opponent::random(24)));
+    assert_eq!(view.status, "draw", "the game reached the server's ply limit: {view:?}");
+    let log = bot.log();
+    assert!(!log.contains("sending stop") && !log.contains("WARN"), "{log}");
+}
+
+/// Stockfish at 1+1, on its own clock for the whole game: no stop, no warning.
+#[test]
+fn stockfish_on_its_own_clock_plays_a_bullet_game_without_warnings() {
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
+    let server = FakeLichess::start(FakeConfig { max_plies: 40, ..FakeConfig::default() });
+    // `nodes = 0`: on the clock, not the harness's node limit.
+    let engine = format!("kind = \"uci\"\ncommand = \"{}\"\nnodes = 0", stockfish.display());
+    let bot = start_bot(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
+    let view =
+        play(&server, &bot, ChallengeSpec::standard("erin", 60, 1).color("black").opponent(Opponent::random(25)));
+    assert!(view.bot_won() || view.status == "draw", "{view:?}");
+    let log = bot.log();
+    assert!(!log.contains("sending stop") && !log.contains("WARN"), "{log}");
 }

@@ -249,12 +249,7 @@ fn online_tablebase_failures_cost_a_log_line_and_never_the_move() {
 /// Stockfish, the `[engine]`, gets the tables as its `SyzygyPath` and converts KRvK.
 #[test]
 fn stockfish_gets_the_syzygy_path_and_keeps_the_win() {
-    let stockfish =
-        std::env::var_os("FERZ_STOCKFISH").map_or_else(|| PathBuf::from("/usr/games/stockfish"), PathBuf::from);
-    if !stockfish.exists() {
-        eprintln!("skipped: Stockfish is not installed (apt package `stockfish`, or set FERZ_STOCKFISH)");
-        return;
-    }
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
     // The engine's input is copied to a file on its way.
     let dir = TempDir::new("tb-stockfish");
     let engine = format!(

@@ -172,7 +172,7 @@ async fn castle_and_mate(castling: Castling, castle_sent: &str, castle_stored: &
             assert!(challenge.rated);
             assert_eq!(
                 challenge.time_control,
-                Some(TimeControl::Clock { limit: 60, increment: 0, show: Some("1+0".into()) })
+                Some(TimeControl::Clock { limit: Some(60), increment: Some(0), show: Some("1+0".into()) })
             );
             assert!(compat.expect("compat").bot);
         }
@@ -951,7 +951,8 @@ fn json_of(body: &str) -> serde_json::Value {
 }
 
 /// The fake in PyChess mode, on the wire: status codes, the capability header, the shapes of
-/// every line, pings, gameEnd, 409 and the missing endpoints.
+/// every line, pings, the bare gameEnd without the last move, the game page, the broken second
+/// stream, the silent resignation, decimal clocks and the missing endpoints.
 #[test]
 fn pychess_dialect_on_the_wire() {
     use serde_json::json;
@@ -1021,23 +1022,32 @@ fn pychess_dialect_on_the_wire() {
             "black": { "name": "Alice" }, "initialFen": fen, "createdAt": null, "state": state,
         })
     );
-    // One stream per game.
+    // One stream per game: a second one starts (200) and breaks at once.
     let (status, text) = raw(&server, &pychess_get(&format!("/api/bot/game/stream/{id}"), FAKE_TOKEN, ""));
-    assert_eq!((status, text.as_str()), (409, "game stream already active"));
+    assert_eq!((status, text.as_str()), (200, ""));
+    assert_eq!(server.game(&id).unwrap().duplicate_game_streams, 1);
     // No draws, takebacks or claims on PyChess.
     for command in ["draw/yes", "takeback/no", "claim-victory"] {
         let (status, _) = raw(&server, &authed("POST", &format!("/api/bot/game/{id}/{command}"), "text/plain", ""));
         assert_eq!(status, 404, "{command}");
     }
     assert_eq!(server.missing_endpoint_calls().len(), 3, "{:?}", server.missing_endpoint_calls());
-    // Rxa5 bares the black king: the state still says `started`; gameEnd says it is over.
+    // Rxa5 bares the black king: no state shows the move; the bare gameEnd says it is over.
     let (status, _) = raw(&server, &authed("POST", &format!("/api/bot/game/{id}/move/a1a5"), "text/plain", ""));
     assert_eq!(status, 200);
-    let last = game.message();
-    assert_eq!((last["moves"].as_str(), last["status"].as_str()), (Some("a1a5"), Some("started")), "{last}");
     assert_eq!(game.message(), json!({ "type": "gameEnd", "game": { "id": id } }));
     let view = server.game(&id).unwrap();
     assert_eq!((view.status.as_str(), view.winner.as_deref()), ("variantEnd", Some("white")));
+    // The game's page, open to anyone, holds the record: status code, result, every move.
+    let (status, page) = raw(&server, &format!("GET /{id} HTTP/1.1\r\nHost: x\r\n\r\n"));
+    assert_eq!(status, 200);
+    let start = page.find("data-board=\"").expect("data-board") + "data-board=\"".len();
+    let attribute = &page[start..start + page[start..].find('"').unwrap()];
+    let board =
+        json_of(&attribute.replace("&#34;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"));
+    assert_eq!((board["status"].clone(), board["result"].clone()), (json!(12), json!("1-0")), "{board}");
+    assert_eq!(board["steps"][1]["move"], json!("a1a5"), "{board}");
+    assert_eq!(raw(&server, "GET /nosuchgame HTTP/1.1\r\nHost: x\r\n\r\n").0, 404);
     // Chess960 is `chess` in gameFull; gameStart's string flag tells.
     let c960 = server.start_game(ChallengeSpec::standard("Dora", 60, 1).variant("chess960").color("white"));
     assert_eq!(
@@ -1050,4 +1060,21 @@ fn pychess_dialect_on_the_wire() {
     let initial = full["initialFen"].as_str().unwrap();
     assert_eq!(initial, server.game(&c960).unwrap().initial_fen);
     assert_eq!(full["state"]["winc"], json!(1));
+    // A resignation is taken and nobody is told: the stream only pings on.
+    let resigned = server.start_game(
+        ChallengeSpec::standard("Ed", 30, 2)
+            .variant("shatranj")
+            .color("random")
+            .opponent(Opponent::random(2).never_move()),
+    );
+    let mut stream =
+        RawResponse::send(&server, &pychess_get(&format!("/api/bot/game/stream/{resigned}"), FAKE_TOKEN, ""));
+    let full = stream.message();
+    // The variant's own start is `""`; a 30-second base gives decimal times.
+    assert_eq!(full["initialFen"], json!(""), "{full}");
+    assert_eq!((full["state"]["wtime"].clone(), full["state"]["winc"].clone()), (json!(30000.0), json!(2)), "{full}");
+    let (status, _) = raw(&server, &authed("POST", &format!("/api/bot/game/{resigned}/resign"), "text/plain", ""));
+    assert_eq!(status, 200);
+    assert_eq!(server.game(&resigned).unwrap().status, "resign");
+    assert_eq!(stream.line(), r#"{"type":"ping"}"#);
 }

@@ -2,6 +2,9 @@
 //! start arrays and from positions that force each ending (checkmate, the stalemate win, the
 //! bare king, the counter-bare draw), a Chess960 game, dropped streams, the per-platform
 //! challenge policy and its capability header, and the endpoints the bot must not call there.
+//! Like the real server, the fake never shows the bot the move that ends a game (only a bare
+//! `gameEnd`), tells nobody of the bot's resignation, sends decimal clocks for bases under a
+//! minute, and answers a second stream of a game with 200 and a broken body.
 
 use std::time::Duration;
 
@@ -107,6 +110,29 @@ fn assert_pgn_matches(server: &FakeLichess, bot: &BotProcess, view: &GameView, t
         assert_eq!(Position::from_fen(&fen, variant).expect("PGN FEN"), start, "{pgn}");
     }
     assert!(pgn.contains("[Site \"http://127.0.0.1:"), "{pgn}");
+    // Every move, the one that ended the game included.
+    assert_eq!(pgn_plies(&pgn), view.ply(), "{view:?}\n{pgn}");
+}
+
+/// How many moves a PGN's movetext holds.
+fn pgn_plies(pgn: &str) -> usize {
+    let movetext: String = pgn.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ");
+    // Comments out ({...}), then move numbers and the result.
+    let mut plain = String::new();
+    let mut depth = 0;
+    for c in movetext.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    plain
+        .split_whitespace()
+        .filter(|t| !matches!(*t, "1-0" | "0-1" | "1/2-1/2" | "*"))
+        .filter(|t| !t.trim_end_matches('.').chars().all(|c| c.is_ascii_digit()))
+        .count()
 }
 
 /// A PGN tag's value.
@@ -328,9 +354,12 @@ fn recovers_from_dropped_streams_on_pychess() {
     assert_replays(&view);
     let stream_path = format!("/api/bot/game/stream/{game}");
     let statuses: Vec<u16> = server.requests().iter().filter(|r| r.path == stream_path).map(|r| r.status).collect();
-    assert!(statuses.contains(&409), "the old stream was still held: {statuses:?}");
-    assert!(statuses.iter().filter(|&&s| s == 200).count() >= 3, "{statuses:?}");
+    // PyChess answers a second stream with 200 and a body that breaks at once.
+    assert!(view.duplicate_game_streams >= 1, "the old stream was still held: {statuses:?} {view:?}");
+    assert!(statuses.iter().all(|&s| s == 200), "{statuses:?}");
+    assert!(view.game_stream_connections >= 3, "{view:?}");
     assert!(statuses.len() <= 12, "no runaway reconnects: {statuses:?}");
+    assert!(view.streams_requested_after_end <= 1, "{view:?}");
 
     // The event stream closes and the server refuses it twice: a challenge sent meanwhile waits
     // in PyChess's queue and is played once the bot is back.
@@ -358,8 +387,8 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
             ("challenge", "speeds = [\"ultraBullet\", \"bullet\", \"blitz\", \"rapid\"]"),
         ],
     );
-    // The bot (white) has a pawn against two rooks and a ferz: it resigns. PyChess's gameEnd
-    // names no result: the bot knows it resigned.
+    // The bot (white) has a pawn against two rooks and a ferz: it resigns. PyChess tells
+    // nobody (no gameEnd): the bot knows it resigned.
     let lost =
         server.send_challenge(shatranj("rooks", "r2rk3/4q3/8/8/8/8/4P3/4K3 w - - 0 1", "black", Opponent::random(101)));
     let view = wait_over(&server, &accepted_game(&server, &lost));
@@ -379,7 +408,7 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     // PyChess's gameFull has no clock: the PGN takes it from the first state.
     let pgn = pgn_of(&server, &bot, &view.id);
     assert_eq!(tag(&pgn, "TimeControl").as_deref(), Some("3+0"), "{pgn}");
-    // The opponent resigns: PyChess does not say so, and the bot does not guess.
+    // The opponent resigns: the bare gameEnd does not say so; the server's record does.
     let resigns = server.send_challenge(
         ChallengeSpec::standard("quitter", 300, 3)
             .variant("shatranj")
@@ -388,8 +417,7 @@ fn results_of_resignations_aborts_and_flags_on_pychess() {
     );
     let view = wait_over(&server, &accepted_game(&server, &resigns));
     assert_eq!((view.status.as_str(), view.winner.as_deref()), ("resign", Some("white")), "{view:?}");
-    let pgn = pgn_of(&server, &bot, &view.id);
-    assert!(pgn.contains("[Result \"*\"]") && pgn.contains("[Termination \"unknownFinish\"]"), "{pgn}");
+    assert_pgn_matches(&server, &bot, &view, "resign");
     // The opponent never starts: the bot aborts (and writes no PGN of it).
     let idle = server.send_challenge(
         ChallengeSpec::standard("ghost", 300, 3)
@@ -487,4 +515,168 @@ fn start_up_on_pychess_token_and_bot_account_errors() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(server.bot_is_bot());
     let _bot = pychess_bot(&server, &[]);
+}
+
+/// A Shatranj game on ¼ to ¾ of a minute: PyChess's times are decimals there (`30000.0`).
+#[test]
+fn a_thirty_second_base_with_decimal_clocks_is_played_to_the_end() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let bot = pychess_bot(
+        &server,
+        &[("challenge", "speeds = [\"ultraBullet\", \"bullet\", \"blitz\"]\nmax_games_per_opponent = 2")],
+    );
+    // The bot moves first; the challenger leaves the colour to chance the second time (PyChess
+    // then says `finalColor: white` whatever the draw gives).
+    for (i, color) in ["black", "random"].into_iter().enumerate() {
+        let id = server.send_challenge(
+            ChallengeSpec::standard("hasty", 30, 2)
+                .variant("shatranj")
+                .color(color)
+                .opponent(Opponent::random(120 + i as u64)),
+        );
+        let view = wait_over(&server, &accepted_game(&server, &id));
+        assert!(view.outcome.is_some() && view.bot_won(), "{view:?}");
+        assert_replays(&view);
+        assert_pgn_matches(&server, &bot, &view, &view.status.clone());
+        let pgn = pgn_of(&server, &bot, &view.id);
+        assert_eq!(tag(&pgn, "TimeControl").as_deref(), Some("30+2"), "{pgn}");
+    }
+    assert!(!bot.log().contains("skipping a bad line"), "{}", bot.log());
+}
+
+/// The move that ends a game never reaches the bot (only `gameEnd`, without a result): the
+/// mate it gives, the opponent's last move, the opponent's resignation and abort are all read
+/// from the server's record, and the tally at the end counts them.
+#[test]
+fn ends_the_bot_is_not_shown_are_read_from_the_servers_record() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let bot = pychess_bot(
+        &server,
+        &[("challenge", "concurrency = 4\nmax_games_per_opponent = 4"), ("abort", "abort_s = 60")],
+    );
+    let slow = |seed| Opponent::random(seed).think(Duration::from_millis(30));
+    // The bot (white) mates with its first move; it promotes and bares the black king, which
+    // the opponent's reply (never shown) makes final; the opponent resigns; it aborts.
+    let mate = server.send_challenge(shatranj("mated", MATE_IN_ONE, "black", slow(131)));
+    let bared = server.send_challenge(shatranj("bared", PROMOTION_BARES, "black", slow(132)));
+    let resigns = server.send_challenge(
+        ChallengeSpec::standard("quits", 300, 3).variant("shatranj").color("black").opponent(slow(133).resign_at(7)),
+    );
+    let aborts = server.send_challenge(
+        ChallengeSpec::standard("leaves", 300, 3).variant("shatranj").color("white").opponent(slow(134).abort_at(0)),
+    );
+    for (id, status, plies) in
+        [(&mate, "mate", Some(1)), (&bared, "variantEnd", Some(2)), (&resigns, "resign", Some(7))]
+    {
+        let view = wait_over(&server, &accepted_game(&server, id));
+        assert_eq!((view.status.as_str(), view.winner.as_deref()), (status, Some("white")), "{view:?}");
+        assert_eq!(Some(view.ply()), plies, "{view:?}");
+        assert_pgn_matches(&server, &bot, &view, status);
+    }
+    let mate_pgn = pgn_of(&server, &bot, &accepted_game(&server, &mate));
+    assert!(mate_pgn.contains("1. Ra8#"), "{mate_pgn}");
+    // The abort: recorded as such, and no PGN (`[pgn] aborted` is off).
+    let view = wait_over(&server, &accepted_game(&server, &aborts));
+    assert_eq!(view.status, "aborted", "{view:?}");
+    server.wait_until(Duration::from_secs(10), "the bot logs the abort", |_| {
+        bot.log().lines().any(|l| l.contains("game over") && l.contains(&view.id) && l.contains("aborted"))
+    });
+    let game_tag = format!("[GameId \"{}\"]", view.id);
+    assert!(!bot.pgns().iter().any(|p| p.contains(&game_tag)), "no PGN of an aborted game");
+    // One TERM stops the bot; its tally counts the three wins.
+    let mut bot = bot;
+    bot.terminate();
+    assert_eq!(bot.wait(Duration::from_secs(20)), Some(0));
+    let log = bot.log();
+    assert!(log.contains("white_won=3 black_won=0 drawn=0"), "{log}");
+    for game in server.games() {
+        assert!(game.streams_requested_after_end <= 1, "{game:?}");
+    }
+    assert_no_lichess_only_calls(&server);
+}
+
+/// PyChess takes a resignation and tells nobody: the bot counts the game lost at once, writes
+/// its PGN, frees its only slot for the next challenge, and does not come back to the game.
+#[test]
+fn after_resigning_the_bot_frees_its_slot_for_the_next_challenge() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let mut bot = pychess_bot(
+        &server,
+        &[("challenge", "concurrency = 1\nmax_games_per_opponent = 2"), ("resign", "moves = 1\nscore_cp = -500")],
+    );
+    let lost =
+        server.send_challenge(shatranj("rooks", "r2rk3/4q3/8/8/8/8/4P3/4K3 w - - 0 1", "black", Opponent::random(141)));
+    let lost = accepted_game(&server, &lost);
+    server.wait_until(Duration::from_secs(30), "the bot resigns", |s| {
+        s.game(&lost).is_some_and(|g| g.status == "resign")
+    });
+    // The next challenge comes as soon as the server has the resignation: the slot is free.
+    let next = server.send_challenge(shatranj("rooks", BARE_KING_WIN, "black", Opponent::random(142)));
+    let view = wait_over(&server, &accepted_game(&server, &next));
+    assert!(view.bot_won(), "{view:?}");
+    let resigned = server.game(&lost).unwrap();
+    assert_eq!(resigned.winner.as_deref(), Some("black"), "{resigned:?}");
+    assert_pgn_matches(&server, &bot, &resigned, "resign");
+    assert!(resigned.streams_requested_after_end == 0, "the resigned game is left alone: {resigned:?}");
+    bot.terminate();
+    assert_eq!(bot.wait(Duration::from_secs(20)), Some(0));
+    let log = bot.log();
+    assert!(log.contains("white_won=1 black_won=1 drawn=0"), "{log}");
+}
+
+/// PyChess drops a finished game at once when the human leaves it (deleting one under three
+/// plies), sometimes before the bot's `gameEnd` goes out: the bot's own mating move ends a game
+/// that then falls silent and is gone, and an opponent's abort leaves no page to read. Both are
+/// still recorded: the mate with its move and result, the abort as an abort without a PGN.
+#[test]
+fn games_the_server_drops_at_once_are_still_recorded() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let bot = pychess_bot(
+        &server,
+        &[
+            ("lichess", "stream_idle_s = 3"),
+            ("challenge", "concurrency = 2\nmax_games_per_opponent = 2"),
+            ("abort", "abort_s = 60"),
+        ],
+    );
+    let mate = shatranj("mated", MATE_IN_ONE, "black", Opponent::random(151));
+    let aborts = ChallengeSpec::standard("leaves", 300, 3)
+        .variant("shatranj")
+        .color("white")
+        .opponent(Opponent::random(152).think(Duration::from_millis(300)).abort_at(0));
+    let ids: Vec<String> = [mate, aborts]
+        .into_iter()
+        .map(|spec| {
+            let id = server.send_challenge(spec);
+            server.inject(Fault::ForgetGameWhenOver { game_id: id.clone() });
+            id
+        })
+        .collect();
+    let mated = wait_over(&server, &accepted_game(&server, &ids[0]));
+    assert_eq!((mated.status.as_str(), mated.ply()), ("mate", 1), "{mated:?}");
+    assert_pgn_matches(&server, &bot, &mated, "mate");
+    let aborted = wait_over(&server, &accepted_game(&server, &ids[1]));
+    assert_eq!(aborted.status, "aborted", "{aborted:?}");
+    server.wait_until(Duration::from_secs(10), "the bot logs the abort", |_| {
+        bot.log().lines().any(|l| l.contains("game over") && l.contains(&aborted.id) && l.contains("aborted"))
+    });
+    let game_tag = format!("[GameId \"{}\"]", aborted.id);
+    assert!(!bot.pgns().iter().any(|p| p.contains(&game_tag)), "no PGN of an aborted game");
+    assert!(mated.streams_requested_after_end <= 1 && aborted.streams_requested_after_end <= 1);
+}
+
+/// A rematch the human asks for is made by PyChess at once: the bot gets the new game's
+/// `gameStart` with no challenge before it, and plays it.
+#[test]
+fn a_rematch_arrives_as_a_bare_game_start_and_is_played() {
+    let server = FakeLichess::start(FakeConfig::pychess());
+    let bot = pychess_bot(&server, &[]);
+    let first = server.send_challenge(shatranj("again", BARE_KING_WIN, "black", Opponent::random(161)));
+    let view = wait_over(&server, &accepted_game(&server, &first));
+    assert!(view.bot_won(), "{view:?}");
+    // Now the bot is black, and wins by stalemate.
+    let rematch = server.start_game(shatranj("again", STALEMATE_WIN, "white", Opponent::random(162)));
+    let view = wait_over(&server, &rematch);
+    assert_eq!((view.status.as_str(), view.bot_won()), ("stalemate", true), "{view:?}");
+    assert_pgn_matches(&server, &bot, &view, "stalemate");
 }

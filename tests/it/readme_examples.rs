@@ -6,7 +6,7 @@
 //! `target/release/ferz`, through `cargo run --`, or as the `ferz` image of `docker run`) is
 //! checked:
 //! - a concrete command is run in a fresh directory with its sizes made small (`--games 2`, a few
-//!   hundred nodes, a fast clock) and must exit 0; one that needs a program or a server the test
+//!   hundred nodes, a fast clock, one SPSA iteration of one game pair) and must exit 0; one that needs a program or a server the test
 //!   machine lacks (another engine, Lichess) is checked like a synopsis instead;
 //! - a synopsis line (`[--games N]`, `a|b`, `FILE...`) must name subcommands and flags that the
 //!   binary's `--help` lists.
@@ -190,6 +190,9 @@ fn run_in(dir: &Path, args: &[String], stdin: &str) -> (bool, String) {
         .args(args)
         .current_dir(dir)
         .env("FERZ__RUN__GAMES", "2")
+        // `ferz spsa run`: one pair of fast games per iteration.
+        .env("FERZ__GAMES__TC", "1+0.01")
+        .env("FERZ__GAMES__PAIRS_PER_ITERATION", "1")
         .env_remove("LICHESS_BOT_TOKEN")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -291,6 +294,7 @@ fn runnable(dir: &Path, args: &[String]) -> Result<Vec<String>, String> {
             ("--games", Some(_)) => out.extend(["--games".into(), "2".into()]),
             ("--nodes", Some(_)) => out.extend(["--nodes".into(), "300".into()]),
             ("--tc", Some(_)) => out.extend(["--tc".into(), "1+0.01".into()]),
+            ("--iterations", Some(_)) => out.extend(["--iterations".into(), "1".into()]),
             ("--depth", Some(depth)) => {
                 let depth: u32 = depth.parse().map_err(|_| format!("--depth {depth} is no number"))?;
                 out.extend(["--depth".into(), depth.min(4).to_string()]);

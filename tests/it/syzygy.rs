@@ -13,11 +13,6 @@ fn tables_dir() -> String {
 }
 
 /// Stockfish, from `FERZ_STOCKFISH` or the Debian package's path.
-fn stockfish() -> Option<PathBuf> {
-    let path = std::env::var_os("FERZ_STOCKFISH").map_or_else(|| PathBuf::from("/usr/games/stockfish"), PathBuf::from);
-    path.exists().then_some(path)
-}
-
 fn start_with_tables(mut engine: UciProcess) -> (UciProcess, Vec<String>) {
     engine.send("uci");
     engine.read_until(10, |l| l == "uciok");
@@ -105,10 +100,7 @@ const WINS: [(&str, u32); 9] = [
 
 #[test]
 fn ferz_mates_stockfish_within_the_dtz_bound_in_kqk_krk_and_kbnk() {
-    let Some(stockfish) = stockfish() else {
-        eprintln!("skipped: Stockfish is not installed (apt package `stockfish`, or set FERZ_STOCKFISH)");
-        return;
-    };
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
     let (mut ferz, _) = start_with_tables(UciProcess::start(&[]));
     let (mut opponent, _) = start_with_tables(UciProcess::start_program(&stockfish, &[]));
     let mut report = Vec::new();

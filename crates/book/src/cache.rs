@@ -33,12 +33,13 @@ pub const FORMAT_VERSION: u8 = 1;
 #[derive(Debug, thiserror::Error)]
 pub enum CacheError {
     /// sled could not open or update the database.
-    #[error("opening cache {path}: {source}")]
+    #[error("opening cache {path}: {}", describe_sled(path, error))]
     Sled {
         /// The database directory.
         path: String,
-        /// What sled reported.
-        source: sled::Error,
+        /// What sled reported (described in words by the message; not chained, as sled's own
+        /// text for damage is "Read corrupted data at file offset None backtrace ()").
+        error: sled::Error,
     },
     /// Another process holds the database's lock (sled allows one process per database).
     #[error(
@@ -51,6 +52,29 @@ pub enum CacheError {
         /// How long the open waited for the lock.
         waited_ms: u128,
     },
+}
+
+/// A sled error in words: damage says which of the database's files is missing, or that its
+/// data cannot be read, and what to do.
+fn describe_sled(path: &str, error: &sled::Error) -> String {
+    match error {
+        sled::Error::Corruption { .. } => {
+            let missing: Vec<&str> =
+                ["conf", "db"].into_iter().filter(|name| !Path::new(path).join(name).exists()).collect();
+            if missing.is_empty() {
+                "its data is damaged and cannot be read; restore a copy, or remove the directory to start an empty cache"
+                    .to_owned()
+            } else {
+                format!(
+                    "the cache is incomplete ({} missing); copy a cache directory whole, or remove it to start an empty cache",
+                    missing.join(" and ")
+                )
+            }
+        }
+        sled::Error::Io(io) => io.to_string(),
+        sled::Error::Unsupported(what) => what.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// How long [`OpeningCache::open`] waits for a lock that another handle still holds.
@@ -417,7 +441,7 @@ impl OpeningCache {
                     }
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                Err(source) => return Err(CacheError::Sled { path: shown, source }),
+                Err(error) => return Err(CacheError::Sled { path: shown, error }),
             }
         };
         db.set_merge_operator(merge_operator);
@@ -425,7 +449,7 @@ impl OpeningCache {
     }
 
     fn sled<T>(&self, result: sled::Result<T>) -> Result<T, CacheError> {
-        result.map_err(|source| CacheError::Sled { path: self.path.clone(), source })
+        result.map_err(|error| CacheError::Sled { path: self.path.clone(), error })
     }
 
     /// The entry of a position, if the cache has one it can read.
@@ -487,9 +511,7 @@ impl OpeningCache {
             Ok(())
         });
         result.map_err(|e| match e {
-            sled::transaction::TransactionError::Storage(source) => {
-                CacheError::Sled { path: self.path.clone(), source }
-            }
+            sled::transaction::TransactionError::Storage(error) => CacheError::Sled { path: self.path.clone(), error },
             sled::transaction::TransactionError::Abort(()) => unreachable!("the transaction never aborts"),
         })?;
         self.flush()
@@ -724,5 +746,24 @@ mod tests {
         // Without the base, each shard brings the generation's games again.
         let naive = merge(false);
         assert_eq!((naive.games, plays(&naive, e4)), (5 + 5 + 3, 10));
+    }
+}
+
+#[cfg(test)]
+mod sled_error_tests {
+    use super::*;
+
+    #[test]
+    fn damage_is_described_in_words_naming_the_missing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().display().to_string();
+        let damaged = sled::Error::Corruption { at: None, bt: () };
+        let text = CacheError::Sled { path: path.clone(), error: damaged }.to_string();
+        assert!(text.contains("conf and db missing") && !text.contains("offset None"), "{text}");
+        std::fs::write(dir.path().join("conf"), "x").unwrap();
+        std::fs::write(dir.path().join("db"), "x").unwrap();
+        let damaged = sled::Error::Corruption { at: None, bt: () };
+        let text = CacheError::Sled { path, error: damaged }.to_string();
+        assert!(text.contains("damaged and cannot be read"), "{text}");
     }
 }

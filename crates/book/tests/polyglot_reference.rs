@@ -25,7 +25,7 @@ fn python_chess_available() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !found {
-        eprintln!("skipped: python3 with python-chess (`import chess.polyglot`) is not available");
+        ferz_testserver::oracle::missing("python3 with python-chess (`import chess.polyglot`) is not available");
     }
     found
 }
@@ -174,7 +174,7 @@ fn keys_match_python_chess() {
 #[test]
 fn book_moves_match_python_chess_on_the_gnuchess_book() {
     if !Path::new(GNUCHESS_BOOK).exists() {
-        eprintln!("skipped: {GNUCHESS_BOOK} is absent (Debian package gnuchess-book)");
+        ferz_testserver::oracle::missing(&format!("{GNUCHESS_BOOK} is absent (Debian package gnuchess-book)"));
         return;
     }
     if !python_chess_available() {

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferz_lichess::models::{GameEventInfo, TimeControl, User};
+use ferz_lichess::models::{Compat, GameEventInfo, TimeControl, User};
 use ferz_lichess::{
     Backoff, Challenge, Client, ClientConfig, DeclineReason, Endpoint, Event, Platform, RetryPolicy, StreamItem, Token,
 };
@@ -26,7 +26,7 @@ use tokio::task::JoinSet;
 
 use crate::block_list::OnlineBlockList;
 use crate::book::{Books, BooksError};
-use crate::challenge::{Load, RecentBotGames, Verdict, judge, perf_of};
+use crate::challenge::{Load, RecentBotGames, Verdict, check_bot_compat, judge, perf_of};
 use crate::chat::{QueuePublisher, QueueView};
 use crate::config::BotConfig;
 use crate::game::seats::ThinkingSeats;
@@ -458,7 +458,7 @@ impl Dispatcher {
                 self.start_game(info, "game started");
             }
             Event::GameFinish(info) => tracing::debug!(game = %info.id(), "gameFinish"),
-            Event::Challenge { challenge, .. } => self.on_challenge(challenge).await,
+            Event::Challenge { challenge, compat } => self.on_challenge(challenge, compat).await,
             Event::ChallengeCanceled(challenge) => {
                 self.waiting.retain(|c| c.id != challenge.id);
                 tracing::info!(challenge = %challenge.id, "challenge cancelled by the challenger");
@@ -574,7 +574,7 @@ impl Dispatcher {
         }
     }
 
-    async fn on_challenge(&mut self, challenge: Challenge) {
+    async fn on_challenge(&mut self, challenge: Challenge, compat: Option<Compat>) {
         let challenger = challenge.challenger.user_id();
         if challenger.eq_ignore_ascii_case(&self.ctx.me) {
             return; // our own (matchmaking) challenge, echoed
@@ -589,7 +589,10 @@ impl Dispatcher {
             return; // replayed after a reconnect
         }
         let correspondence = is_correspondence_challenge(&challenge);
-        let verdict = match judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenge, correspondence)) {
+        let verdict = match check_bot_compat(&challenge, compat.as_ref())
+            .map(|()| judge(&challenge, &self.ctx.config.challenge, self.load_for(&challenge, correspondence)))
+            .unwrap_or_else(Verdict::Decline)
+        {
             Verdict::Accept
                 if correspondence && self.correspondence_games() >= self.ctx.config.correspondence.max_games =>
             {

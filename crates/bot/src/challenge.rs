@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use ferz_lichess::models::{self, TimeControl};
+use ferz_lichess::models::{self, Compat, TimeControl};
 use ferz_lichess::{Challenge, DeclineReason};
 
 use crate::config::{ChallengeConfig, Speed, Variant};
@@ -74,8 +74,8 @@ impl RecentBotGames {
 pub fn perf_of(challenge: &Challenge) -> String {
     let speed = match (&challenge.speed, &challenge.time_control) {
         (Some(speed), _) => speed.as_str().to_owned(),
-        (None, Some(TimeControl::Clock { limit, increment, .. })) => {
-            Speed::of_clock(*limit, *increment).as_str().to_owned()
+        (None, Some(TimeControl::Clock { limit: Some(limit), increment, .. })) => {
+            Speed::of_clock(*limit, increment.unwrap_or(0)).as_str().to_owned()
         }
         (None, _) => "correspondence".to_owned(),
     };
@@ -91,6 +91,23 @@ pub fn variant_key(challenge: &Challenge) -> String {
         ("standard" | "chess", Some(true)) => "chess960".to_owned(),
         ("chess", _) => "standard".to_owned(),
         _ => key.to_owned(),
+    }
+}
+
+/// Whether Lichess lets a bot play the challenge, by its `compat.bot` (ultraBullet games, for
+/// one, are closed to bots): accepting one it will not let us play only fails later. `Err`
+/// is the reason to decline with; no `compat` (PyChess, older servers) means playable.
+///
+/// # Errors
+/// [`DeclineReason::TooFast`] for an ultraBullet challenge, else [`DeclineReason::Generic`].
+pub fn check_bot_compat(challenge: &Challenge, compat: Option<&Compat>) -> Result<(), DeclineReason> {
+    match compat {
+        Some(compat) if !compat.bot => Err(if challenge.speed == Some(models::Speed::UltraBullet) {
+            DeclineReason::TooFast
+        } else {
+            DeclineReason::Generic
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -175,7 +192,10 @@ fn check_days(days: Option<i64>, config: &ChallengeConfig) -> Result<(), Decline
 /// one side, `timeControl` otherwise; base and increment outside their ranges are `timeControl`.
 fn check_time_control(challenge: &Challenge, config: &ChallengeConfig) -> Result<(), DeclineReason> {
     let (base, increment) = match &challenge.time_control {
-        Some(TimeControl::Clock { limit, increment, .. }) => (*limit, *increment),
+        Some(TimeControl::Clock { limit: Some(limit), increment: Some(increment), .. }) => (*limit, *increment),
+        // A clock without its limit or increment (both optional in the specification) cannot be
+        // checked against the accepted ranges.
+        Some(TimeControl::Clock { .. }) => return Err(DeclineReason::TimeControl),
         Some(TimeControl::Correspondence { days_per_turn }) => return check_days(*days_per_turn, config),
         Some(TimeControl::Unlimited) | None => return check_days(None, config),
         Some(TimeControl::Other) => return Err(DeclineReason::TimeControl),
@@ -238,6 +258,28 @@ mod tests {
 
     fn declined(reason: DeclineReason) -> Verdict {
         Verdict::Decline(reason)
+    }
+
+    #[test]
+    fn a_challenge_lichess_closes_to_bots_is_declined() {
+        let ultra =
+            challenge(json!({"speed": "ultraBullet", "timeControl": {"type": "clock", "limit": 15, "increment": 0}}));
+        let closed = Compat { bot: false, board: false };
+        assert_eq!(check_bot_compat(&ultra, Some(&closed)), Err(DeclineReason::TooFast));
+        assert_eq!(check_bot_compat(&challenge(json!({})), Some(&closed)), Err(DeclineReason::Generic));
+        assert_eq!(check_bot_compat(&challenge(json!({})), Some(&Compat { bot: true, board: false })), Ok(()));
+        assert_eq!(check_bot_compat(&challenge(json!({})), None), Ok(()));
+    }
+
+    #[test]
+    fn a_clock_without_its_limit_or_increment_is_declined_not_dropped() {
+        let config = ChallengeConfig::default();
+        for time_control in
+            [json!({"type": "clock", "increment": 2}), json!({"type": "clock", "limit": 300}), json!({"type": "clock"})]
+        {
+            let verdict = verdict(json!({"speed": null, "timeControl": time_control}), &config);
+            assert_eq!(verdict, declined(DeclineReason::TimeControl), "{time_control}");
+        }
     }
 
     #[test]

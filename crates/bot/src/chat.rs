@@ -169,7 +169,7 @@ impl QueueView {
 fn time_control_text(challenge: &Challenge) -> String {
     use ferz_lichess::models::TimeControl;
     match &challenge.time_control {
-        Some(TimeControl::Clock { limit, increment, .. }) => {
+        Some(TimeControl::Clock { limit: Some(limit), increment, .. }) => {
             let minutes = match limit {
                 15 => "¼".to_owned(),
                 30 => "½".to_owned(),
@@ -177,7 +177,7 @@ fn time_control_text(challenge: &Challenge) -> String {
                 90 => "1½".to_owned(),
                 l => (l / 60).to_string(),
             };
-            format!("{minutes}+{increment}")
+            format!("{minutes}+{}", increment.unwrap_or(0))
         }
         Some(TimeControl::Correspondence { days_per_turn: Some(days) }) => format!("{days}d"),
         Some(TimeControl::Correspondence { days_per_turn: None }) => "corr".to_owned(),

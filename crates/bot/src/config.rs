@@ -112,8 +112,9 @@ pub struct EngineConfig {
     pub ponder: bool,
     /// Seconds the external engine may take to start (`uciok`, `readyok`).
     pub handshake_timeout_s: u64,
-    /// Milliseconds an external engine may run past the time its move should take before it
-    /// is stopped, then killed and restarted.
+    /// Milliseconds an external engine with a move time or a node or depth limit may run past
+    /// the time its move should take before it is stopped, then killed and restarted (on the
+    /// clock it is stopped only at the danger line, see `player::budget::allowance`).
     pub stall_ms: u64,
     /// `[engine.variant.standard|chess960|shatranj]`: another engine or options per variant.
     pub variant: VariantEngines,
@@ -688,6 +689,12 @@ impl LichessConfig {
 impl EngineConfig {
     fn validate(&self) -> Result<(), InvalidSetting> {
         in_range("engine.hash_mb", self.hash_mb, 1..=65_536, "use 1 to 65536 MiB")?;
+        check(
+            ferz_engine::tt::hash_limit_mb().is_none_or(|limit| self.hash_mb <= limit),
+            "engine.hash_mb",
+            self.hash_mb,
+            "more than this machine can spare (three quarters of its available memory); use less",
+        )?;
         in_range("engine.threads", self.threads, 1..=256, "use 1 to 256 threads")?;
         in_range(
             "engine.first_move_ms",
@@ -935,6 +942,18 @@ mod tests {
     }
 
     #[test]
+    fn a_hash_beyond_what_the_machine_can_spare_is_refused() {
+        // Only where the machine reports its memory and spares less than the 65536 MiB cap.
+        if let Some(limit) = ferz_engine::tt::hash_limit_mb().filter(|&limit| limit < 65_536) {
+            let mut config = BotConfig::default();
+            config.engine.hash_mb = limit + 1;
+            let err = config.validate().unwrap_err();
+            assert_eq!(err.key, "engine.hash_mb");
+            assert!(err.reason.contains("more than this machine can spare"), "{err}");
+        }
+    }
+
+    #[test]
     fn defaults_are_valid() {
         BotConfig::default().validate().unwrap();
     }
@@ -1044,16 +1063,16 @@ mod tests {
             ferz_settings::load::<BotConfig>(Some(&path), Path::new("x"), &HashMap::new()).unwrap_err().to_string()
         };
         let err = load_err("[matchmaking]\ntime_controls = [\"180+2\", \"100+1\"]\n");
-        assert!(err.contains("bot.toml: matchmaking.time_controls[1]: \"100+1\" is not a Lichess clock"), "{err}");
+        assert!(err.contains("bot.toml: matchmaking.time_controls: \"100+1\" is not a Lichess clock"), "{err}");
         let err = load_err("[lichess]\nplatform = \"chesscom\"\n");
         assert!(
             err.contains("lichess.platform: unknown platform `chesscom` (expected `lichess` or `pychess`)"),
             "{err}"
         );
         let err = load_err("[challenge.pychess]\nvariants = [\"makruk\"]\n");
-        assert!(err.contains("challenge.pychess.variants[0]: \"makruk\" is not a variant the bot plays"), "{err}");
+        assert!(err.contains("challenge.pychess.variants: \"makruk\" is not a variant the bot plays"), "{err}");
         let err = load_err("[challenge]\nspeeds = [\"blitz\", \"fast\"]\n");
-        assert!(err.contains("challenge.speeds[1]: \"fast\" is not a speed: use ultraBullet"), "{err}");
+        assert!(err.contains("challenge.speeds: \"fast\" is not a speed: use ultraBullet"), "{err}");
         // The settings file's spelling of PyChess's standard chess, and the platform in capitals.
         std::fs::write(&path, "[lichess]\nplatform = \"PyChess\"\n[challenge.pychess]\nvariants = [\"chess\"]\n")
             .unwrap();

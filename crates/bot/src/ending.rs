@@ -1,5 +1,6 @@
-//! How a game ended: the server's status on Lichess, our own reckoning on PyChess, whose
-//! `gameEnd` names no result and whose states always say `started`.
+//! How a game ended: the server's status (on Lichess from the last state, on PyChess from the
+//! game's record, read at its bare `gameEnd`), or, where PyChess's record cannot be read, our
+//! own reckoning.
 
 use ferz_chess::{Color, DrawReason, GameResult, Outcome, WinReason};
 use ferz_lichess::GameStatus;
@@ -23,7 +24,8 @@ pub enum GaveUp {
 /// The end of a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ending {
-    /// A state said the game is over: the server's status and winner.
+    /// The server said the game is over (a Lichess state, PyChess's record): its status and
+    /// winner.
     Reported {
         /// The status (`mate`, `resign`, `outoftime`, …).
         status: GameStatus,

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Color, Game, GameResult, Move};
+use ferz_chess::{Color, Game, GameResult, Move, Outcome};
 use ferz_engine::Score;
 use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
@@ -186,6 +186,9 @@ struct GameTask {
     chat_budget: GameChat,
     /// The ply we have sent a move for.
     moved_at_ply: Option<usize>,
+    /// The last move the server took from us, with its ply: PyChess never shows the move that
+    /// ends a game.
+    last_sent: Option<(usize, String)>,
     rejections: (usize, u32),
     takebacks_granted: u32,
     greeted: bool,
@@ -248,6 +251,7 @@ impl GameTask {
             pvs: BTreeMap::new(),
             chat_budget,
             moved_at_ply: None,
+            last_sent: None,
             rejections: (0, 0),
             takebacks_granted: 0,
             greeted: false,
@@ -286,6 +290,14 @@ impl GameTask {
                         _ = exit_now.changed() => {}
                     }
                     continue;
+                }
+                // PyChess drops a finished game at once when the human leaves it (and deletes
+                // one under three plies), sometimes before its `gameEnd` went out: the game is
+                // over.
+                Err(e) if self.platform == Platform::PyChess && e.status() == Some(404) && self.game.is_some() => {
+                    tracing::info!(game = %self.id, "the server no longer has the game: it is over");
+                    self.over = Some(self.pychess_end().await);
+                    break;
                 }
                 Err(e) if e.is_final() => {
                     // 404 and friends: the game is gone (finished while we were away, or not
@@ -402,7 +414,7 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
-                self.over = Some(self.pychess_ending());
+                self.over = Some(self.pychess_end().await);
                 Ok(())
             }
             GameEvent::Unknown { kind, .. } => {
@@ -412,8 +424,70 @@ impl GameTask {
         }
     }
 
-    /// How a PyChess game ended: its `gameEnd` names no result and its states always say
-    /// `started`, so the task judges from what it knows (see [`Ending::pychess`]).
+    /// How a PyChess game ended. Its `gameEnd` names no result, its states always say
+    /// `started`, and the move that ended the game never comes: the server's record of the
+    /// game (its page) gives the status, the result and every move. Without the record, the
+    /// task adds the last move it sent (when the server took it) and judges from the board.
+    async fn pychess_end(&mut self) -> Ending {
+        let mut gone = false;
+        match self.ctx.client.pychess_game_record(&self.id).await {
+            Ok(record) if record.status.is_over() => {
+                if record.moves != self.state.moves {
+                    self.take_final_moves(&record.moves);
+                }
+                return Ending::reported(record.status, record.winner.as_ref());
+            }
+            Ok(record) => {
+                tracing::warn!(game = %self.id, status = %record.status.as_str(), "the server's record of an ended game says it goes on");
+            }
+            Err(e) => {
+                gone = e.status() == Some(404);
+                tracing::warn!(game = %self.id, error = %e, "cannot read the server's record of the game");
+            }
+        }
+        if let Some((ply, uci)) = self.last_sent.clone()
+            && ply == self.state.ply()
+        {
+            let moves = if self.state.moves.is_empty() { uci } else { format!("{} {uci}", self.state.moves) };
+            self.take_final_moves(&moves);
+        }
+        // A game the server deleted before both sides moved, ended by nothing on the board
+        // nor by us: the opponent aborted it (PyChess deletes games under three plies).
+        let on_board = self.game.as_ref().is_some_and(|g| g.outcome().is_some());
+        if gone && self.gave_up.is_none() && self.state.ply() < 2 && !on_board {
+            return Ending::reported(ferz_lichess::GameStatus::Aborted, None);
+        }
+        self.pychess_ending()
+    }
+
+    /// The end the side to move cannot escape: every legal reply ends the game the same way
+    /// (a bared king that cannot bare back, which PyChess rules over at once, before the
+    /// reply).
+    fn forced_outcome(game: &Game) -> Option<Outcome> {
+        let pos = game.position();
+        let moves = pos.legal_moves();
+        let mut replies = moves.iter().map(|&m| pos.play(m).ok().and_then(|next| next.outcome()));
+        let first = replies.next()??;
+        replies.all(|o| o == Some(first)).then_some(first)
+    }
+
+    /// Takes the moves of a finished game that no state showed (PyChess's last move); moves
+    /// that do not replay leave the game as it was.
+    fn take_final_moves(&mut self, moves: &str) {
+        let Some(rules) = &self.rules else { return };
+        match rules.replay(moves) {
+            Ok(game) => {
+                let plies = game.moves().len();
+                self.clocks.resize(plies, None);
+                self.evals.resize(plies, None);
+                self.game = Some(game);
+                self.state.moves = moves.to_owned();
+            }
+            Err(e) => tracing::warn!(game = %self.id, error = %e, "the final moves do not replay; keeping ours"),
+        }
+    }
+
+    /// How a PyChess game ended by the task's own reckoning (see [`Ending::pychess`]).
     fn pychess_ending(&self) -> Ending {
         let clock = self.rules.as_ref().map(|rules| {
             let plies = self.state.ply();
@@ -425,7 +499,7 @@ impl GameTask {
                 elapsed_ms: i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX),
             }
         });
-        let outcome = self.game.as_ref().and_then(Game::outcome);
+        let outcome = self.game.as_ref().and_then(|g| g.outcome().or_else(|| Self::forced_outcome(g)));
         Ending::pychess(PyChessEnd { outcome, gave_up: self.gave_up, us: self.us, clock })
     }
 
@@ -821,6 +895,7 @@ impl GameTask {
             match self.ctx.client.make_move(&self.id, &uci, offer).await {
                 Ok(()) => {
                     tracing::info!(game = %self.id, mv = %uci, offer_draw = offer, overhead_us = overhead.as_micros() as u64, "moved");
+                    self.last_sent = Some((plies, uci));
                     return Ok(());
                 }
                 Err(e) if e.retry_after().is_some() && attempts < 3 => {
@@ -848,8 +923,17 @@ impl GameTask {
             self.decisions.truncate(0);
             return false;
         }
-        self.gave_up = Some(GaveUp::Resigned);
+        self.gave_up_on_the_server(GaveUp::Resigned);
         true
+    }
+
+    /// The server took our resignation or abort. PyChess says nothing more after a
+    /// resignation (no `gameEnd`, its stream stays open): the game is over now, lost.
+    fn gave_up_on_the_server(&mut self, how: GaveUp) {
+        self.gave_up = Some(how);
+        if self.platform == Platform::PyChess && how == GaveUp::Resigned {
+            self.over = Some(Ending::WeGaveUp { how, us: self.us });
+        }
     }
 
     async fn move_rejected(&mut self, plies: usize, uci: &str, e: &Error) -> Result<(), Resync> {
@@ -862,8 +946,8 @@ impl GameTask {
             let gave_up =
                 if plies < 2 { self.ctx.client.abort(&self.id).await } else { self.ctx.client.resign(&self.id).await };
             match gave_up {
-                Ok(()) if plies < 2 => self.gave_up = Some(GaveUp::Aborted),
-                Ok(()) => self.gave_up = Some(GaveUp::Resigned),
+                Ok(()) if plies < 2 => self.gave_up_on_the_server(GaveUp::Aborted),
+                Ok(()) => self.gave_up_on_the_server(GaveUp::Resigned),
                 Err(e) => tracing::warn!(game = %self.id, error = %e, "could not end the game"),
             }
             return Ok(());
@@ -1069,7 +1153,8 @@ impl GameTask {
 mod tests {
     //! The task's bookkeeping, fed the messages a server sends. Every case here keeps the
     //! task off the network: it is never our turn (or the search stops before the move),
-    //! greetings are empty and no PGN is written.
+    //! greetings are empty and no PGN is written; on PyChess the game's page, read at its end,
+    //! is refused at once (nothing listens on the client's port).
 
     use ferz_lichess::{ClientConfig, GameStatus, Token};
     use serde_json::json;
@@ -1080,6 +1165,8 @@ mod tests {
     fn task(platform: Platform) -> GameTask {
         let mut client = ClientConfig::new("http://127.0.0.1:9", Token::new("unused"));
         client.platform = platform;
+        // PyChess's game page, read at a game's end, is not there: fail at once.
+        client.retry.max_retries = 0;
         let mut config = BotConfig::default();
         config.engine.hash_mb = 1;
         config.greeting.hello = String::new();
@@ -1173,6 +1260,14 @@ mod tests {
         task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
         let summary = task.finish().await;
         assert_eq!((summary.result.as_str(), summary.status.as_str()), ("0-1", "mate"));
+        // Our own mating move is never shown: without the server's record, the task adds the
+        // move the server took from us.
+        let mut task = super::tests::task(Platform::PyChess);
+        task.on_event(full("e2e4 f7f6 d2d4 g7g5")).await.unwrap();
+        task.last_sent = Some((4, "d1h5".into()));
+        task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
+        let summary = task.finish().await;
+        assert_eq!((summary.result.as_str(), summary.status.as_str(), summary.plies), ("1-0", "mate", 5));
         // Nothing on the board, nobody out of time: the result is unknown, not a guess.
         let mut task = super::tests::task(Platform::PyChess);
         task.on_event(full("e2e4 e7e5")).await.unwrap();

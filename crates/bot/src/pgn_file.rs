@@ -125,6 +125,19 @@ fn parent(path: &Path) -> &Path {
     path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
+/// Checks at start-up that PGN files can be written in `dir`: creates it if missing, then
+/// creates and removes a probe file, so a bad `[pgn] dir` stops the bot before its first game
+/// instead of failing when that game ends.
+///
+/// # Errors
+/// The I/O error of creating the directory or the probe file.
+pub fn check_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".ferz-write-check-{}", std::process::id()));
+    File::create(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
 /// Makes a new directory entry (a rename, a created file) durable; best effort, as not every
 /// platform can open a directory.
 fn sync_dir(dir: &Path) {
@@ -140,6 +153,18 @@ mod tests {
     const GAME1: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n";
     const GAME2: &str = "[Event \"b\"]\n[Result \"*\"]\n\n*\n\n";
     const GAME3: &str = "[Event \"c\"]\n[Result \"1/2-1/2\"]\n\n1. d4 {[%eval 0.20,9]} d5\n1/2-1/2\n\n";
+
+    #[test]
+    fn a_directory_that_cannot_hold_files_is_found_at_start_up() {
+        let dir = tempfile::tempdir().unwrap();
+        check_dir(&dir.path().join("new").join("games")).unwrap();
+        assert!(dir.path().join("new/games").is_dir());
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        assert!(check_dir(&file.join("games")).is_err());
+        #[cfg(target_os = "linux")]
+        assert!(check_dir(Path::new("/proc/nope")).is_err());
+    }
 
     #[test]
     fn complete_ends_are_result_tokens_after_white_space() {

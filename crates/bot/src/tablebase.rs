@@ -63,7 +63,8 @@ impl Verdict {
         }
     }
 
-    /// The verdict of an online category; `None` for the uncertain ones (`maybe-…`, `unknown`).
+    /// The verdict of an online category; `None` for the uncertain ones (`syzygy-…` and
+    /// `maybe-…`, where the 50-move rule may decide, and `unknown`).
     #[must_use]
     pub fn of_category(category: Category) -> Option<Verdict> {
         match category {
@@ -72,7 +73,11 @@ impl Verdict {
             Category::Draw => Some(Verdict::Draw),
             Category::BlessedLoss => Some(Verdict::BlessedLoss),
             Category::Loss => Some(Verdict::Loss),
-            Category::MaybeWin | Category::MaybeLoss | Category::Unknown => None,
+            Category::SyzygyWin
+            | Category::MaybeWin
+            | Category::MaybeLoss
+            | Category::SyzygyLoss
+            | Category::Unknown => None,
         }
     }
 
@@ -267,12 +272,15 @@ impl Tablebases {
 fn online_rank(entry: &ferz_lichess::TablebaseMove) -> Option<(u8, i64)> {
     let ours = entry.category.flip();
     let result = match ours {
-        Category::Win => 6,
-        Category::MaybeWin => 5,
-        Category::CursedWin => 4,
-        Category::Draw => 3,
-        Category::BlessedLoss => 2,
-        Category::MaybeLoss => 1,
+        // A rounded-DTZ win (`syzygy-win`) is surer than one whose 50-move status is unknown.
+        Category::Win => 8,
+        Category::SyzygyWin => 7,
+        Category::MaybeWin => 6,
+        Category::CursedWin => 5,
+        Category::Draw => 4,
+        Category::BlessedLoss => 3,
+        Category::MaybeLoss => 2,
+        Category::SyzygyLoss => 1,
         Category::Loss => 0,
         Category::Unknown => return None,
     };
@@ -289,8 +297,8 @@ fn online_rank(entry: &ferz_lichess::TablebaseMove) -> Option<(u8, i64)> {
     let dtm = i64::from(entry.dtm.map_or(0, i32::abs));
     let speed = to_zero * 10_000 + dtm.min(9_999);
     let tiebreak = match result {
-        4..=6 => -speed,
-        0..=2 => speed,
+        5..=8 => -speed,
+        0..=3 => speed,
         // Draws: the server's order (best first) decides.
         _ => 0,
     };

@@ -101,6 +101,21 @@ pub enum PositionError {
         /// The right as written.
         right: char,
     },
+    /// In standard chess, a castling right without the king on the e-file and the rook in its
+    /// corner (other set-ups castle only in Chess960).
+    #[error(
+        "castling right {right} in standard chess needs the {color} king on {king} and a rook on {rook}; other set-ups castle only in Chess960"
+    )]
+    CastlingNotStandard {
+        /// Whose right.
+        color: Color,
+        /// The right as written.
+        right: char,
+        /// Where the king must stand.
+        king: Square,
+        /// Where the rook must stand.
+        rook: Square,
+    },
     /// A castling right naming a file without an own rook.
     #[error("castling right {right} but no {color} rook on {square}")]
     CastlingNoRookOnFile {
@@ -285,6 +300,9 @@ impl Position {
             }
         }
         let castling = resolve_castling(&board, &setup.castling)?;
+        if variant == Variant::Chess {
+            check_standard_castling(&board, &setup.castling)?;
+        }
         let mut pos = Position {
             board,
             castling,
@@ -320,10 +338,24 @@ impl Position {
 
     /// Switches between chess and Chess960 notation; the rules are the same.
     ///
-    /// Returns `None` when asked to turn a Shatranj position into a chess one or back.
+    /// Returns `None` when asked to turn a Shatranj position into a chess one or back, or a
+    /// Chess960 position whose castling rights are not standard chess's (king on e1/e8, corner
+    /// rooks) into a standard chess one.
     #[must_use]
     pub fn with_variant(mut self, variant: Variant) -> Option<Position> {
         if variant.is_shatranj() != self.variant.is_shatranj() {
+            return None;
+        }
+        // Standard chess castles only from the standard squares.
+        let corners = Bitboard::from_square(Square::A1)
+            | Bitboard::from_square(Square::H1)
+            | Bitboard::from_square(Square::A8)
+            | Bitboard::from_square(Square::H8);
+        let kings_home = Color::ALL.into_iter().all(|color| {
+            (self.castling & Bitboard::from_rank(color.back_rank())).is_empty()
+                || self.board.king_of(color) == Some(Square::from_coords(File::E, color.back_rank()))
+        });
+        if variant == Variant::Chess && (!(self.castling & !corners).is_empty() || !kings_home) {
             return None;
         }
         self.variant = variant;
@@ -748,6 +780,34 @@ fn resolve_castling(board: &Board, rights: &[CastlingRight]) -> Result<Bitboard,
         rooks = rooks.with(rook);
     }
     Ok(rooks)
+}
+
+/// Standard chess castles only from the starting squares: the king on the e-file, the rook
+/// in the corner of its side.
+fn check_standard_castling(board: &Board, rights: &[CastlingRight]) -> Result<(), PositionError> {
+    for &right in rights {
+        let color = right.color;
+        let back = color.back_rank();
+        let king_home = Square::from_coords(File::E, back);
+        let king = board.king_of(color).expect("kings validated first");
+        let kingside = match right.token {
+            CastlingToken::KingSide => true,
+            CastlingToken::QueenSide => false,
+            CastlingToken::File(file) => file > king.file(),
+        };
+        let rook_home = Square::from_coords(if kingside { File::H } else { File::A }, back);
+        let rook_there = board.pieces(color, Role::Rook).contains(rook_home);
+        let named_elsewhere = matches!(right.token, CastlingToken::File(file) if file != rook_home.file());
+        if king != king_home || !rook_there || named_elsewhere {
+            return Err(PositionError::CastlingNotStandard {
+                color,
+                right: right.char(),
+                king: king_home,
+                rook: rook_home,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Checks an en passant square from a FEN and returns it.

@@ -132,8 +132,13 @@ fn shatranj_fen_errors() {
         fen_error(castling, Variant::Shatranj).to_string(),
         "castling right K but Shatranj has no castling: use '-'"
     );
-    // The same text is a chess position with castling rights.
-    assert!(Position::from_fen(castling, Variant::Chess).is_ok());
+    // The same text is a Chess960 position with castling rights; standard chess castles only
+    // with the king on e1/e8.
+    assert!(Position::from_fen(castling, Variant::Chess960).is_ok());
+    assert!(matches!(
+        fen_error(castling, Variant::Chess),
+        FenError::Position(PositionError::CastlingNotStandard { right: 'K', .. })
+    ));
     assert_eq!(
         fen_error("4k3/8/8/4p3/8/8/8/4K3 w - e6 0 1", Variant::Shatranj).to_string(),
         "en passant square e6 but Shatranj has no double step: use '-'"
@@ -204,30 +209,29 @@ fn uci_castling_in_chess960_mode() {
 }
 
 #[test]
-fn uci_castling_in_standard_mode_where_the_king_does_not_step_two_squares() {
-    // In a non-standard array played with standard notation, `e1g1`-style output is ambiguous
-    // (king f1: f1g1 is also a plain king move) or meaningless (king g1: g1g1). King takes rook
-    // is the unambiguous form, and standard mode accepts it.
-    for (fen, castle, uci, plain) in [
-        ("k7/8/8/8/8/8/8/5K1R w K - 0 1", Move::castle(Square::F1, Square::H1), "f1h1", Some("f1g1")),
-        ("k7/8/8/8/8/8/8/6KR w K - 0 1", Move::castle(Square::G1, Square::H1), "g1h1", None),
-        ("7k/8/8/8/8/8/8/R2K4 w Q - 0 1", Move::castle(Square::D1, Square::A1), "d1a1", Some("d1c1")),
-        ("7k/8/8/8/8/8/8/R1K5 w Q - 0 1", Move::castle(Square::C1, Square::A1), "c1a1", None),
+fn castling_rights_outside_the_standard_array_are_refused_in_standard_chess() {
+    // Standard chess castles from e1/e8 with the corner rooks only; such a FEN with `KQkq`
+    // would otherwise castle `d1a1`. The same set-ups are Chess960 positions.
+    for (fen, right, king, rook) in [
+        ("k7/8/8/8/8/8/8/5K1R w K - 0 1", 'K', "e1", "h1"),
+        ("k7/8/8/8/8/8/8/6KR w K - 0 1", 'K', "e1", "h1"),
+        ("7k/8/8/8/8/8/8/R2K4 w Q - 0 1", 'Q', "e1", "a1"),
+        ("7k/8/8/8/8/8/8/R1K5 w Q - 0 1", 'Q', "e1", "a1"),
+        ("k7/8/8/8/8/8/8/1K5R w K - 0 1", 'K', "e1", "h1"),
+        ("rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1", 'K', "e1", "h1"),
+        ("r3k2r/8/8/8/8/8/8/1R2K2R w Q - 0 1", 'Q', "e1", "a1"),
     ] {
-        let p = chess(fen);
-        assert!(p.is_legal(castle), "{fen}");
-        assert_eq!(p.uci(castle), uci, "{fen}");
-        assert_eq!(p.parse_uci(uci), Ok(castle), "{fen}");
-        if let Some(plain) = plain {
-            let king_step = p.parse_uci(plain).expect("a king step");
-            assert!(!king_step.is_castle(), "{fen}: {plain}");
-            assert_eq!(p.uci(king_step), plain);
-        }
+        let error = fen_error(fen, Variant::Chess);
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "castling right {right} in standard chess needs the {} king on {king} and a rook on {rook}; other set-ups castle only in Chess960",
+                if right.is_ascii_uppercase() { "white" } else { "black" }
+            ),
+            "{fen}"
+        );
+        assert!(Position::from_fen(fen, Variant::Chess960).is_ok(), "{fen}");
     }
-    // A king two squares from its castling square keeps the two-square form: b1 to g1 is not a
-    // king step, e1 to g1 is the standard one.
-    let p = chess("k7/8/8/8/8/8/8/1K5R w K - 0 1");
-    assert_eq!(p.uci(Move::castle(sq("b1"), Square::H1)), "b1h1");
 }
 
 #[test]

@@ -254,7 +254,7 @@ pub fn run(args: MatchArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", crate::error_text(&error));
             ExitCode::from(2)
         }
     }

@@ -53,6 +53,10 @@ pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
     let (config, origin): (BotConfig, String) =
         settings::load(args.config.as_deref(), Path::new("config/bot.toml"), &env)?;
     config.validate().with_context(|| format!("settings from {origin}"))?;
+    if !config.pgn.dir.as_os_str().is_empty() {
+        ferz_bot::pgn_file::check_dir(&config.pgn.dir)
+            .with_context(|| format!("pgn.dir = {}: cannot write PGN files there", config.pgn.dir.display()))?;
+    }
     let log_file =
         args.log_file.as_deref().or_else(|| Some(config.log.file.as_path()).filter(|f| !f.as_os_str().is_empty()));
     // Colours only on a terminal: journald, kubectl logs and files get plain text. The guard

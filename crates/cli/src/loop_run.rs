@@ -30,6 +30,27 @@ pub struct LoopArgs {
     /// Stop after this many generations in all (overrides `loop.generations`).
     #[arg(long)]
     generations: Option<u32>,
+    /// On a scheduler: play only this shard of the current generation's self-play (one task of
+    /// a job array; without the flag, the index comes from `SLURM_ARRAY_TASK_ID` or
+    /// `JOB_COMPLETION_INDEX` when `--stage shard` is given).
+    #[arg(long)]
+    shard_index: Option<u32>,
+    /// What this run does: `loop` (generation after generation, the default), `shard` (one
+    /// self-play shard of the current generation) or `finish` (the rest of the current
+    /// generation once every shard is complete: merge, training, gate, promotion).
+    #[arg(long, value_enum, default_value_t = Stage::Loop)]
+    stage: Stage,
+}
+
+/// `--stage`: how much of the loop a run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Stage {
+    /// Generation after generation until a stop.
+    Loop,
+    /// One shard of the current generation's self-play.
+    Shard,
+    /// The rest of the current generation once its shards are complete.
+    Finish,
 }
 
 /// `ferz loop <action>`.
@@ -61,6 +82,18 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
     }
     config.validate()?;
     let ferz = std::env::current_exe().context("cannot find the ferz executable")?;
+    let scope = match args.stage {
+        Stage::Loop => ferz_loop::Scope::Loop,
+        Stage::Finish => ferz_loop::Scope::FinishGeneration,
+        Stage::Shard => {
+            let env: std::collections::HashMap<String, String> = std::env::vars().collect();
+            let resolved = crate::shard_env::resolve(args.shard_index, Some(config.selfplay.shards), &env)?;
+            for warning in &resolved.warnings {
+                eprintln!("warning: {warning}");
+            }
+            ferz_loop::Scope::Shard(resolved.shard.index)
+        }
+    };
 
     let control = Arc::new(Control::default());
     let presses = AtomicU32::new(0);
@@ -82,7 +115,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
         config.run.seed
     );
     let mut last_games = Instant::now() - Duration::from_secs(60);
-    let stopped = ferz_loop::run(&dir, &config, &ferz, &control, &mut |progress| match progress {
+    let stopped = ferz_loop::run(&dir, &config, &ferz, scope, &control, &mut |progress| match progress {
         Progress::Stage { generation, stage, detail } => eprintln!("generation {generation}: {stage} {detail}"),
         Progress::Games { generation, shard, done, total } => {
             if last_games.elapsed() >= Duration::from_secs(30) || done == total {
@@ -117,6 +150,15 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             "stopped: {n} candidates in a row were not promoted; report in {}",
             dir.join("report.html").display()
         ),
+        Stopped::ShardDone(index) => println!("shard {index} of the current generation is complete"),
+        // A scheduler's driver (deploy/slurm/loop-finish.sbatch) reads this line to decide
+        // whether to submit the next generation.
+        Stopped::GenerationDone { generation, more } => {
+            println!(
+                "generation {generation} is finished; {}",
+                if more { "the loop goes on" } else { "the loop is done" }
+            );
+        }
         Stopped::Asked => {
             eprintln!("stopped; run the same command again to continue {}", dir.display());
             return Ok(ExitCode::from(crate::EXIT_INTERRUPTED));

@@ -53,7 +53,7 @@ pub fn run(args: &PerftArgs) -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", crate::error_text(&error));
             ExitCode::from(2)
         }
     }

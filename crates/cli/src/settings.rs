@@ -1,18 +1,37 @@
 //! Settings for the subcommands: `ferz-settings` reads them (defaults, then the file, then
 //! `FERZ__<SECTION>__<KEY>` environment overrides; unknown keys and bad values fail with the
 //! key and the file). Each subcommand passes its default path (`config/bot.toml`,
-//! `config/selfplay.toml`) and the process environment, applies its command-line overrides,
+//! `config/selfplay.toml`, ...) and the process environment, applies its command-line overrides,
 //! then runs the settings' own `validate`.
 //!
 //! The tests here hold the files the CLI reads by default to the crates' defaults.
 
-pub use ferz_settings::load;
+use std::collections::HashMap;
+use std::path::Path;
+
+use ferz_settings::LoadError;
+
+/// Loads one subcommand's settings (see [`ferz_settings::load_among`]): a `FERZ__` variable
+/// naming a section of no ferz settings file is refused, one naming another file's section
+/// is left to that file.
+pub fn load<T>(
+    explicit: Option<&Path>,
+    default_path: &Path,
+    env: &HashMap<String, String>,
+) -> Result<(T, String), LoadError>
+where
+    T: serde::de::DeserializeOwned + serde::Serialize + Default,
+{
+    let mut siblings = ferz_settings::sections_of(&ferz_bot::BotConfig::default());
+    siblings.extend(ferz_settings::sections_of(&ferz_selfplay::SelfplayConfig::default()));
+    siblings.extend(ferz_settings::sections_of(&ferz_train::TrainConfig::default()));
+    siblings.extend(ferz_settings::sections_of(&ferz_loop::LoopConfig::default()));
+    siblings.extend(ferz_settings::sections_of(&ferz_spsa::SpsaConfig::default()));
+    ferz_settings::load_among(explicit, default_path, env, &siblings)
+}
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-    use std::path::Path;
-
     use super::*;
     use ferz_selfplay::SelfplayConfig;
 
@@ -74,6 +93,14 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_spsa_file_holds_exactly_the_defaults() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/spsa.toml");
+        let (config, _): (ferz_spsa::SpsaConfig, _) = load(Some(&path), Path::new("x"), &HashMap::new()).unwrap();
+        assert_eq!(config, ferz_spsa::SpsaConfig::default());
+        config.validate().unwrap();
+    }
+
+    #[test]
     fn a_platform_table_in_a_file_and_the_platform_from_the_environment() {
         use ferz_bot::config::{Speed, Variant};
         use ferz_lichess::Platform;
@@ -125,5 +152,122 @@ mod tests {
         let err =
             load::<SelfplayConfig>(Some(Path::new("/no/such.toml")), Path::new("x"), &HashMap::new()).unwrap_err();
         assert!(err.to_string().contains("/no/such.toml"));
+    }
+}
+
+/// Every key of every settings file, given a value of the wrong type, a float for an integer
+/// and an integer too large for any key, in the file and in the environment: each is refused
+/// with the key and the file or variable named.
+#[cfg(test)]
+mod every_key {
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    /// `(dotted key, default)` of every leaf of `value` (tables are descended into).
+    fn leaves(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    let dotted = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                    leaves(&dotted, value, out);
+                }
+            }
+            Value::Null => {}
+            other => out.push((prefix.to_owned(), other.clone())),
+        }
+    }
+
+    /// Values that cannot be right for a key whose default is `default`, as TOML text.
+    fn wrong_values(default: &Value) -> Vec<&'static str> {
+        match default {
+            Value::Number(n) if n.is_f64() => vec!["\"fast\"", "true"],
+            Value::Number(_) => vec!["\"7\"", "1.5", "99999999999999999999999", "true"],
+            Value::Bool(_) => vec!["\"yes\"", "1"],
+            Value::String(_) => vec!["[1, 2]", "{ a = 1 }"],
+            Value::Array(_) => vec!["7", "{ a = 1 }"],
+            _ => vec![],
+        }
+    }
+
+    fn check_every_key<T>(file_name: &str)
+    where
+        T: serde::de::DeserializeOwned + serde::Serialize + Default,
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(file_name);
+        let mut keys = Vec::new();
+        leaves("", &serde_json::to_value(T::default()).unwrap(), &mut keys);
+        assert!(keys.len() > 10, "{file_name}: {keys:?}");
+        let mut tried = 0;
+        for (key, default) in &keys {
+            let (table, leaf) = key.rsplit_once('.').unwrap_or(("", key));
+            for wrong in wrong_values(default) {
+                let text = if table.is_empty() {
+                    format!("{leaf} = {wrong}\n")
+                } else {
+                    format!("[{table}]\n{leaf} = {wrong}\n")
+                };
+                std::fs::write(&path, &text).unwrap();
+                let err = match super::load::<T>(Some(&path), Path::new("x"), &HashMap::new()) {
+                    Ok(_) => panic!("{file_name}: {key} = {wrong} accepted"),
+                    Err(err) => err.to_string(),
+                };
+                assert!(err.contains(file_name) && err.contains(key.as_str()), "{key} = {wrong}: {err}");
+                tried += 1;
+                // The environment's spelling of the same value.
+                if !wrong.starts_with(['[', '{']) {
+                    let name = format!("FERZ__{}", key.to_ascii_uppercase().replace('.', "__"));
+                    let env = HashMap::from([(name.clone(), wrong.trim_matches('"').to_owned())]);
+                    if super::load::<T>(None, Path::new("x"), &env).is_ok() {
+                        // A string key takes any text; "7" for a number is the only legal reading.
+                        assert!(matches!(default, Value::String(_)) || wrong == "\"7\"", "{name}={wrong} accepted");
+                    } else {
+                        let err = super::load::<T>(None, Path::new("x"), &env).err().unwrap().to_string();
+                        assert!(err.contains(&name) && err.contains(key.as_str()), "{name}={wrong}: {err}");
+                    }
+                }
+            }
+        }
+        assert!(tried > keys.len(), "{file_name}: {tried} tries");
+    }
+
+    #[test]
+    fn every_selfplay_key_refuses_wrong_values() {
+        check_every_key::<ferz_selfplay::SelfplayConfig>("selfplay.toml");
+    }
+
+    #[test]
+    fn every_bot_key_refuses_wrong_values() {
+        check_every_key::<ferz_bot::BotConfig>("bot.toml");
+    }
+
+    #[test]
+    fn every_train_key_refuses_wrong_values() {
+        check_every_key::<ferz_train::TrainConfig>("train.toml");
+    }
+
+    #[test]
+    fn every_loop_key_refuses_wrong_values() {
+        check_every_key::<ferz_loop::LoopConfig>("loop.toml");
+    }
+
+    #[test]
+    fn every_spsa_key_refuses_wrong_values() {
+        check_every_key::<ferz_spsa::SpsaConfig>("spsa.toml");
+    }
+
+    #[test]
+    fn a_variable_of_no_section_is_refused_and_games_zero_is_invalid() {
+        let env = HashMap::from([("FERZ__NOSECTION__X".to_owned(), "1".to_owned())]);
+        let err = super::load::<ferz_selfplay::SelfplayConfig>(None, Path::new("x"), &env).unwrap_err().to_string();
+        assert!(err.contains("FERZ__NOSECTION__X") && err.contains("unknown section"), "{err}");
+        // Another file's section is that file's business.
+        let env = HashMap::from([("FERZ__LICHESS__URL".to_owned(), "http://x".to_owned())]);
+        assert!(super::load::<ferz_selfplay::SelfplayConfig>(None, Path::new("x"), &env).is_ok());
+        let mut config = ferz_selfplay::SelfplayConfig::default();
+        config.run.games = 0;
+        assert_eq!(config.validate().unwrap_err().key, "run.games");
     }
 }

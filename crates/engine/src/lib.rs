@@ -25,7 +25,7 @@ mod history;
 mod limits;
 mod movepick;
 pub mod nnue;
-mod params;
+pub mod params;
 pub mod score;
 mod search;
 pub mod see;
@@ -68,12 +68,14 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> EngineOptions {
+        use uci::{OptionId, check_default, spin_default};
+        // The UCI option table is the one home of the defaults.
         EngineOptions {
-            hash_mb: 16,
-            threads: 1,
-            multi_pv: 1,
-            move_overhead: Duration::from_millis(10),
-            show_wdl: false,
+            hash_mb: spin_default(OptionId::Hash) as usize,
+            threads: spin_default(OptionId::Threads) as usize,
+            multi_pv: spin_default(OptionId::MultiPv) as usize,
+            move_overhead: Duration::from_millis(spin_default(OptionId::MoveOverhead) as u64),
+            show_wdl: check_default(OptionId::ShowWdl),
             syzygy: SyzygyOptions::default(),
         }
     }
@@ -150,9 +152,10 @@ impl Engine {
     /// An engine with the given options.
     #[must_use]
     pub fn new(options: EngineOptions) -> Engine {
+        let tt = TranspositionTable::new(options.hash_mb);
         let mut engine = Engine {
-            tt: TranspositionTable::new(options.hash_mb),
-            options,
+            options: EngineOptions { hash_mb: tt.megabytes().max(1), ..options },
+            tt,
             workers: Vec::new(),
             nets: Nets::default(),
         };
@@ -166,10 +169,15 @@ impl Engine {
         &self.options
     }
 
-    /// Resizes the transposition table (its contents are lost).
-    pub fn set_hash_mb(&mut self, megabytes: usize) {
-        self.options.hash_mb = megabytes.max(1);
-        self.tt = TranspositionTable::new(self.options.hash_mb);
+    /// Resizes the transposition table (its contents are lost) and returns the MiB kept:
+    /// `megabytes`, or less when the machine cannot spare that much (see
+    /// [`tt::hash_limit_mb`]).
+    pub fn set_hash_mb(&mut self, megabytes: usize) -> usize {
+        // The old table goes first, so its memory counts as available for the new one.
+        self.tt = TranspositionTable::new(1);
+        self.tt = TranspositionTable::new(megabytes);
+        self.options.hash_mb = self.tt.megabytes().max(1);
+        self.options.hash_mb
     }
 
     /// Sets the number of search threads.

@@ -7,6 +7,7 @@ use ferz_chess::{MAX_MOVES, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
 use crate::history::{Histories, PieceTo, piece_index};
+use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN};
 use crate::see::see_ge;
 
 const TT_MOVE: i32 = 1 << 30;
@@ -136,8 +137,8 @@ impl<'a> MovePicker<'a> {
             let mover = pos.board().piece_at(m.from()).expect("legal move has a mover");
             let promotion = m.promotion_role().map_or(0, |r| piece_value(variant, r));
             let value = 8 * (piece_value(variant, victim) + promotion)
-                + histories.capture(piece_index(mover), m.to(), victim) / 16;
-            let base = if see_ge(pos, m, -50) { GOOD_CAPTURE } else { BAD_CAPTURE };
+                + histories.capture(piece_index(mover), m.to(), victim) / CAPTURE_HISTORY_DIVISOR.get();
+            let base = if see_ge(pos, m, -GOOD_CAPTURE_SEE_MARGIN.get()) { GOOD_CAPTURE } else { BAD_CAPTURE };
             base + value
         } else if self.hints.killers[0] == Some(m) {
             KILLER

@@ -1,83 +1,330 @@
-//! The search's tuning constants, in one place: every margin, reduction and limit of
-//! [`crate::search`], named for what it decides. Depths are in plies, scores in centipawns.
+//! The search's tuning constants, in one place: every margin, reduction, extension,
+//! move-ordering and time-management number the search uses, named for what it decides. Depths are in plies, scores in centipawns, shares in percent.
 //!
-//! Changing one changes the search (and `ferz bench`'s node count): measure with `ferz match
-//! --sprt` before adopting a new value.
+//! Each is declared once, in the table below, with its default, the range a tuner may move it
+//! in and the step a tuner perturbs it by (SPSA's `c`). The values live in process-wide atomics
+//! that the search reads with relaxed loads (one `mov` on the usual targets): a UCI process has
+//! one engine, and the values change only between searches (`setoption`, a params file).
+//! `ferz uci --tune` lists them as UCI spin options; `ferz spsa params` prints them in
+//! OpenBench's SPSA input format.
+//!
+//! Changing one changes the search (and most change `ferz bench`'s node count): measure with
+//! `ferz match --sprt` before adopting a new value.
 
-/// Aspiration windows: the first half-width around the previous iteration's score.
-pub const ASPIRATION_DELTA: i32 = 25;
-/// Aspiration windows are used from this depth on (shallower searches are too unstable).
-pub const ASPIRATION_MIN_DEPTH: i32 = 4;
-/// Beyond this half-width the window opens fully.
-pub const ASPIRATION_MAX_DELTA: i32 = 1000;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::time::Duration;
 
-/// Table cutoffs are skipped within this many plies of the move rule, where a stored score may
-/// not know that the same position is now close to a draw.
-pub const MOVE_RULE_TT_MARGIN: u32 = 10;
+/// One tunable search parameter: its declaration and its current value.
+#[derive(Debug)]
+pub struct Tunable {
+    /// The name, as a UCI option and in params files (`RFP_MARGIN_PER_DEPTH`).
+    pub name: &'static str,
+    /// What it decides.
+    pub doc: &'static str,
+    /// The built-in value.
+    pub default: i32,
+    /// The smallest value a tuner may try.
+    pub min: i32,
+    /// The largest value a tuner may try.
+    pub max: i32,
+    /// The perturbation a tuner starts from (SPSA's `c_end` in OpenBench's terms).
+    pub step: i32,
+    value: AtomicI32,
+}
 
-/// Reverse futility pruning: at most this depth...
-pub const RFP_MAX_DEPTH: i32 = 8;
-/// ...when the evaluation beats beta by this much per ply of depth...
-pub const RFP_MARGIN_PER_DEPTH: i32 = 70;
-/// ...less this when the evaluation is improving (pruning is then safer).
-pub const RFP_IMPROVING_BONUS: i32 = 40;
+impl Tunable {
+    const fn new(name: &'static str, doc: &'static str, default: i32, min: i32, max: i32, step: i32) -> Tunable {
+        assert!(min <= default && default <= max && step > 0, "a tunable's default lies in its range");
+        Tunable { name, doc, default, min, max, step, value: AtomicI32::new(default) }
+    }
 
-/// Null-move pruning from this depth on.
-pub const NMP_MIN_DEPTH: i32 = 3;
-/// The null move's base reduction...
-pub const NMP_BASE_REDUCTION: i32 = 3;
-/// ...plus one ply for every this many plies of depth...
-pub const NMP_DEPTH_DIVISOR: i32 = 3;
-/// ...plus one ply for every this many centipawns the evaluation beats beta by...
-pub const NMP_EVAL_DIVISOR: i32 = 200;
-/// ...up to this many plies for the evaluation term.
-pub const NMP_MAX_EVAL_REDUCTION: i32 = 3;
+    /// The current value.
+    #[inline(always)]
+    pub fn get(&self) -> i32 {
+        self.value.load(Ordering::Relaxed)
+    }
 
-/// Internal iterative reduction: nodes of at least this depth without a table move search one
-/// ply shallower.
-pub const IIR_MIN_DEPTH: i32 = 4;
+    /// Sets the value, clamped to the range (as UCI clamps spin options); returns what was set.
+    pub fn set(&self, value: i64) -> i32 {
+        let clamped = value.clamp(i64::from(self.min), i64::from(self.max)) as i32;
+        self.value.store(clamped, Ordering::Relaxed);
+        GENERATION.fetch_add(1, Ordering::Relaxed);
+        clamped
+    }
+}
 
-/// Late-move pruning: quiet moves after `(LMP_BASE + depth²)` (halved when not improving) are
-/// skipped.
-pub const LMP_BASE: i32 = 3;
+/// Bumped on every change, so that tables derived from the values (the LMR table) know when to
+/// be rebuilt.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
 
-/// Futility pruning of quiet moves: at most this depth...
-pub const FUTILITY_MAX_DEPTH: i32 = 6;
-/// ...when the evaluation plus this base...
-pub const FUTILITY_BASE: i32 = 100;
-/// ...plus this per ply of depth cannot reach alpha.
-pub const FUTILITY_PER_DEPTH: i32 = 110;
+/// A number that changes whenever a value does.
+#[must_use]
+pub fn generation() -> u64 {
+    GENERATION.load(Ordering::Relaxed)
+}
 
-/// SEE pruning of quiet moves: at most this depth...
-pub const SEE_QUIET_MAX_DEPTH: i32 = 7;
-/// ...when the move loses more than this times depth² in exchanges.
-pub const SEE_QUIET_MARGIN: i32 = 25;
-/// SEE pruning of captures: at most this depth...
-pub const SEE_CAPTURE_MAX_DEPTH: i32 = 6;
-/// ...when the capture loses more than this times depth.
-pub const SEE_CAPTURE_MARGIN: i32 = 90;
+macro_rules! tunables {
+    ($( $(#[doc = $doc:literal])+ $name:ident = $default:literal in $min:literal ..= $max:literal step $step:literal; )+) => {
+        $(
+            $(#[doc = $doc])+
+            pub static $name: Tunable =
+                Tunable::new(stringify!($name), concat!($($doc),+), $default, $min, $max, $step);
+        )+
+        /// Every tunable parameter, in declaration order.
+        pub static TUNABLES: &[&Tunable] = &[$(&$name),+];
+    };
+}
 
-/// Singular extensions: from this depth on...
-pub const SINGULAR_MIN_DEPTH: i32 = 8;
-/// ...when the table entry is at most this many plies shallower than the node.
-pub const SINGULAR_TT_DEPTH_MARGIN: i32 = 3;
-/// The singular search's window sits this much per ply of depth below the table score.
-pub const SINGULAR_MARGIN_PER_DEPTH: i32 = 2;
-/// Falling this far below the singular window earns a double extension (non-PV nodes).
-pub const DOUBLE_EXTENSION_MARGIN: i32 = 20;
+tunables! {
+    /// Aspiration windows: the first half-width around the previous iteration's score.
+    ASPIRATION_DELTA = 25 in 5..=80 step 4;
+    /// Aspiration windows are used from this depth on (shallower searches are too unstable).
+    ASPIRATION_MIN_DEPTH = 4 in 2..=8 step 1;
+    /// Beyond this half-width the window opens fully.
+    ASPIRATION_MAX_DELTA = 1000 in 200..=3000 step 150;
 
-/// Late-move reductions apply from this depth on.
-pub const LMR_MIN_DEPTH: i32 = 3;
-/// The reduction table: `LMR_BASE + ln(depth) · ln(move number) / LMR_DIVISOR` plies.
-pub const LMR_BASE: f64 = 0.75;
-/// See [`LMR_BASE`].
-pub const LMR_DIVISOR: f64 = 2.25;
-/// One ply less reduction per this much quiet-move history.
-pub const LMR_HISTORY_DIVISOR: i32 = 8000;
+    /// Table cutoffs are skipped within this many plies of the move rule, where a stored score
+    /// may not know that the same position is now close to a draw.
+    MOVE_RULE_TT_MARGIN = 10 in 2..=30 step 2;
 
-/// History bonus after a cutoff: `min(16·depth² + 32·depth, HISTORY_BONUS_MAX)`.
-pub const HISTORY_BONUS_MAX: i32 = 2000;
+    /// Reverse futility pruning: at most this depth...
+    RFP_MAX_DEPTH = 8 in 4..=12 step 1;
+    /// ...when the evaluation beats beta by this much per ply of depth...
+    RFP_MARGIN_PER_DEPTH = 70 in 30..=150 step 6;
+    /// ...less this when the evaluation is improving (pruning is then safer).
+    RFP_IMPROVING_BONUS = 40 in 0..=100 step 6;
 
-/// Quiescence delta pruning: a capture that cannot lift the score within this of alpha, even
-/// winning the piece, is skipped.
-pub const DELTA_MARGIN: i32 = 200;
+    /// Null-move pruning from this depth on.
+    NMP_MIN_DEPTH = 3 in 1..=6 step 1;
+    /// The null move's base reduction...
+    NMP_BASE_REDUCTION = 3 in 1..=6 step 1;
+    /// ...plus one ply for every this many plies of depth...
+    NMP_DEPTH_DIVISOR = 3 in 2..=8 step 1;
+    /// ...plus one ply for every this many centipawns the evaluation beats beta by...
+    NMP_EVAL_DIVISOR = 200 in 80..=400 step 20;
+    /// ...up to this many plies for the evaluation term.
+    NMP_MAX_EVAL_REDUCTION = 3 in 1..=6 step 1;
+
+    /// Internal iterative reduction: nodes of at least this depth without a table move search
+    /// one ply shallower.
+    IIR_MIN_DEPTH = 4 in 2..=8 step 1;
+
+    /// Late-move pruning: quiet moves after `(LMP_BASE + depth²)` (halved when not improving)
+    /// are skipped.
+    LMP_BASE = 3 in 0..=10 step 1;
+
+    /// Futility pruning of quiet moves: at most this depth...
+    FUTILITY_MAX_DEPTH = 6 in 3..=10 step 1;
+    /// ...when the evaluation plus this base...
+    FUTILITY_BASE = 100 in 20..=250 step 10;
+    /// ...plus this per ply of depth cannot reach alpha.
+    FUTILITY_PER_DEPTH = 110 in 40..=250 step 10;
+
+    /// SEE pruning of quiet moves: at most this depth...
+    SEE_QUIET_MAX_DEPTH = 7 in 3..=12 step 1;
+    /// ...when the move loses more than this times depth² in exchanges.
+    SEE_QUIET_MARGIN = 25 in 5..=80 step 4;
+    /// SEE pruning of captures: at most this depth...
+    SEE_CAPTURE_MAX_DEPTH = 6 in 3..=12 step 1;
+    /// ...when the capture loses more than this times depth.
+    SEE_CAPTURE_MARGIN = 90 in 30..=200 step 8;
+
+    /// Singular extensions: from this depth on...
+    SINGULAR_MIN_DEPTH = 8 in 4..=12 step 1;
+    /// ...when the table entry is at most this many plies shallower than the node.
+    SINGULAR_TT_DEPTH_MARGIN = 3 in 1..=6 step 1;
+    /// The singular search's window sits this much per ply of depth below the table score.
+    SINGULAR_MARGIN_PER_DEPTH = 2 in 1..=6 step 1;
+    /// Falling this far below the singular window earns a double extension (non-PV nodes).
+    DOUBLE_EXTENSION_MARGIN = 20 in 0..=60 step 4;
+
+    /// Late-move reductions apply from this depth on.
+    LMR_MIN_DEPTH = 3 in 1..=6 step 1;
+    /// The reduction table: `LMR_BASE/100 + ln(depth) · ln(move number) / (LMR_DIVISOR/100)`
+    /// plies.
+    LMR_BASE = 75 in 0..=200 step 10;
+    /// See [`LMR_BASE`].
+    LMR_DIVISOR = 225 in 120..=400 step 15;
+    /// One ply less reduction per this much quiet-move history.
+    LMR_HISTORY_DIVISOR = 8000 in 2000..=20000 step 600;
+
+    /// History bonus after a cutoff: `min(HISTORY_BONUS_QUADRATIC·depth² +
+    /// HISTORY_BONUS_LINEAR·depth, HISTORY_BONUS_MAX)`.
+    HISTORY_BONUS_QUADRATIC = 16 in 0..=64 step 3;
+    /// See [`HISTORY_BONUS_QUADRATIC`].
+    HISTORY_BONUS_LINEAR = 32 in 0..=128 step 6;
+    /// See [`HISTORY_BONUS_QUADRATIC`].
+    HISTORY_BONUS_MAX = 2000 in 500..=6000 step 150;
+
+    /// Move ordering: a capture is ordered with the good ones when it loses at most this much
+    /// in exchanges.
+    GOOD_CAPTURE_SEE_MARGIN = 50 in 0..=200 step 10;
+    /// Move ordering: capture history counts `1/this` against eight times the victim's value.
+    CAPTURE_HISTORY_DIVISOR = 16 in 4..=64 step 3;
+
+    /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
+    /// even winning the piece, is skipped.
+    DELTA_MARGIN = 200 in 50..=500 step 20;
+
+    /// Time management: without `movestogo` the clock is planned for this many more moves.
+    TM_SUDDEN_DEATH_MOVES = 25 in 10..=60 step 3;
+    /// Time management: the share (percent) of the increment added to a move's soft limit.
+    TM_INCREMENT_SHARE = 75 in 25..=100 step 6;
+    /// Time management: the share (percent) of the usable clock the last move before the time
+    /// control may take.
+    TM_LAST_MOVE_SHARE = 90 in 50..=95 step 4;
+    /// Time management: the hard limit's cap, this share (percent) of the usable clock...
+    TM_HARD_CLOCK_SHARE = 50 in 20..=80 step 4;
+    /// ...plus this share (percent) of the increment.
+    TM_HARD_INCREMENT_SHARE = 50 in 0..=100 step 6;
+    /// Time management: the hard limit is this many soft limits (within its cap).
+    TM_HARD_SOFT_RATIO = 4 in 2..=8 step 1;
+    /// Time management: the soft limit's scale starts at this (percent)...
+    TM_CHANGES_BASE = 70 in 30..=120 step 6;
+    /// ...plus this (percent) per recent best-move change (at most two)...
+    TM_CHANGES_WEIGHT = 50 in 0..=120 step 6;
+    /// ...times (this − the best move's node share) (percent)...
+    TM_SHARE_OFFSET = 150 in 110..=200 step 6;
+    /// ...times this (percent)...
+    TM_SHARE_WEIGHT = 140 in 60..=250 step 10;
+    /// ...times one plus the score's drop since the last iteration (at most this many
+    /// centipawns)...
+    TM_DROP_MAX = 120 in 0..=300 step 15;
+    /// ...divided by this.
+    TM_DROP_DIVISOR = 240 in 60..=600 step 25;
+}
+
+/// The longest stall of the process (or the machine under it) that the clock is planned to
+/// survive. Not tunable: a tuner on an idle machine would shrink it and the engine would flag
+/// on a loaded one.
+pub const STALL_ALLOWANCE: Duration = Duration::from_millis(250);
+
+/// A tunable `value` as a fraction (`value / 100`).
+#[inline]
+#[must_use]
+pub fn percent(tunable: &Tunable) -> f64 {
+    f64::from(tunable.get()) / 100.0
+}
+
+/// The tunable named `name` (case-insensitive, as UCI option names are).
+#[must_use]
+pub fn find(name: &str) -> Option<&'static Tunable> {
+    TUNABLES.iter().copied().find(|t| t.name.eq_ignore_ascii_case(name))
+}
+
+/// Restores every default.
+pub fn reset() {
+    for tunable in TUNABLES {
+        tunable.set(i64::from(tunable.default));
+    }
+}
+
+/// The UCI `option` line of a tunable.
+#[must_use]
+pub fn uci_option_line(tunable: &Tunable) -> String {
+    format!("option name {} type spin default {} min {} max {}", tunable.name, tunable.get(), tunable.min, tunable.max)
+}
+
+/// OpenBench's learning rate at the end (`r_end`) printed with every parameter: the value the
+/// OpenBench documentation suggests.
+pub const OPENBENCH_R_END: f64 = 0.002;
+
+/// Every tunable in OpenBench's SPSA input format, one per line:
+/// `name, int, default, min, max, c_end, r_end`.
+#[must_use]
+pub fn openbench_spsa_input() -> String {
+    TUNABLES
+        .iter()
+        .map(|t| format!("{}, int, {}, {}, {}, {}, {OPENBENCH_R_END}\n", t.name, t.get(), t.min, t.max, t.step))
+        .collect()
+}
+
+/// Where a params file went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamsFileError(pub String);
+
+impl std::fmt::Display for ParamsFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParamsFileError {}
+
+/// Parses a params file: `NAME = value` lines (`#` starts a comment; blank lines are skipped),
+/// the format `ferz spsa` writes its result in. Returns the pairs in order.
+///
+/// # Errors
+/// A line that is not `NAME = integer`, named by its number.
+pub fn parse_params(text: &str) -> Result<Vec<(String, i64)>, ParamsFileError> {
+    let mut pairs = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let parsed = line.split_once('=').and_then(|(name, value)| {
+            let value = value.trim();
+            // SPSA's values are real numbers; an engine option takes the nearest integer.
+            let number = value.parse::<i64>().ok().or_else(|| value.parse::<f64>().ok().map(|v| v.round() as i64));
+            Some((name.trim().to_owned(), number?)).filter(|(name, _)| !name.is_empty())
+        });
+        match parsed {
+            Some(pair) => pairs.push(pair),
+            None => {
+                return Err(ParamsFileError(format!("line {}: expected `NAME = number`, got {line:?}", number + 1)));
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+/// Applies a params file's text to the tunables. Returns how many values were set.
+///
+/// # Errors
+/// A malformed line or a name that is not a tunable; nothing is changed then.
+pub fn apply_params(text: &str) -> Result<usize, ParamsFileError> {
+    let pairs = parse_params(text)?;
+    let resolved = pairs
+        .iter()
+        .map(|(name, value)| {
+            find(name).map(|t| (t, *value)).ok_or_else(|| ParamsFileError(format!("unknown parameter {name:?}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for (tunable, value) in &resolved {
+        tunable.set(*value);
+    }
+    Ok(resolved.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_defaults_in_range() {
+        let mut names: Vec<&str> = TUNABLES.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TUNABLES.len());
+        assert!(TUNABLES.iter().all(|t| t.min <= t.default && t.default <= t.max && t.step > 0));
+    }
+
+    #[test]
+    fn openbench_lines_have_seven_fields() {
+        let text = openbench_spsa_input();
+        assert_eq!(text.lines().count(), TUNABLES.len());
+        let first = text.lines().next().unwrap();
+        assert_eq!(first, "ASPIRATION_DELTA, int, 25, 5, 80, 4, 0.002");
+    }
+
+    #[test]
+    fn params_files_parse_and_reject_with_the_line() {
+        let pairs = parse_params("# tuned\nA = 3\n\nB=-4.6 # rounded\n").unwrap();
+        assert_eq!(pairs, [("A".to_owned(), 3), ("B".to_owned(), -5)]);
+        let err = parse_params("A = 3\nB 4\n").unwrap_err();
+        assert!(err.0.contains("line 2"), "{err}");
+        let err = apply_params("NO_SUCH_PARAM = 3\n").unwrap_err();
+        assert!(err.0.contains("NO_SUCH_PARAM"), "{err}");
+    }
+}

@@ -1,7 +1,6 @@
 //! Alpha-beta search: iterative deepening, aspiration windows, principal variation search,
 //! quiescence, and the pruning, reduction and ordering heuristics of modern engines.
 
-use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ferz_chess::{Bitboard, Move, Position, Role, Variant};
@@ -11,7 +10,7 @@ use crate::history::{Histories, PieceTo, piece_index};
 use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_score};
 use crate::nnue::NnueStack;
 #[allow(clippy::wildcard_imports)] // every tuning constant; they are named for what they decide
-use crate::params::*;
+use crate::params::{self, *};
 use crate::score::{INFINITY, MATE_BOUND, from_tt, is_mate, mate_in, mated_in, to_tt};
 use crate::see::see_ge;
 use crate::tablebase::TbSearch;
@@ -22,15 +21,19 @@ use crate::tt::{Bound, TranspositionTable, TtEntry};
 pub const MAX_PLY: usize = 128;
 
 /// Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.
-static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-    let mut table = [[0; 64]; 64];
+type LmrTable = [[i32; 64]; 64];
+
+/// The reduction table for the current [`LMR_BASE`] and [`LMR_DIVISOR`].
+fn lmr_table() -> Box<LmrTable> {
+    let (base, divisor) = (percent(&LMR_BASE), percent(&LMR_DIVISOR));
+    let mut table = Box::new([[0; 64]; 64]);
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (LMR_BASE + (depth as f64).ln() * (moves as f64).ln() / LMR_DIVISOR) as i32;
+            *r = (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32;
         }
     }
     table
-});
+}
 
 /// Everything the threads of one search share.
 pub struct SharedSearch<'a> {
@@ -120,6 +123,10 @@ pub struct Worker {
     stopped: bool,
     /// The NNUE accumulators of the search path (unused with the hand-tuned evaluation).
     pub nnue: NnueStack,
+    /// Late-move reductions, built from the parameters of [`crate::params`] generation
+    /// `lmr_generation`.
+    lmr: Box<LmrTable>,
+    lmr_generation: u64,
 }
 
 impl Worker {
@@ -140,6 +147,8 @@ impl Worker {
             completed_depth: 0,
             stopped: false,
             nnue: NnueStack::default(),
+            lmr: lmr_table(),
+            lmr_generation: params::generation(),
         }
     }
 
@@ -157,6 +166,11 @@ impl Worker {
             self.keys.push(root.key());
         }
         self.root_index = self.keys.len() - 1;
+        // The parameters change only between searches (UCI `setoption`).
+        if self.lmr_generation != params::generation() {
+            self.lmr_generation = params::generation();
+            self.lmr = lmr_table();
+        }
         self.nodes = 0;
         self.unpublished = 0;
         self.seldepth = 0;
@@ -195,8 +209,9 @@ impl Worker {
     /// an aspiration window around the previous score. Returns the score.
     pub fn aspiration(&mut self, root: &Position, depth: i32, pv_index: usize, shared: &SharedSearch<'_>) -> i32 {
         let previous = self.root_moves[pv_index].previous_score;
-        let mut delta = ASPIRATION_DELTA;
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH && previous > -INFINITY && !is_mate(previous) {
+        let mut delta = ASPIRATION_DELTA.get();
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH.get() && previous > -INFINITY && !is_mate(previous)
+        {
             ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
         } else {
             (-INFINITY, INFINITY)
@@ -219,7 +234,7 @@ impl Worker {
                 return score;
             }
             delta += delta / 2;
-            if delta > ASPIRATION_MAX_DELTA {
+            if delta > ASPIRATION_MAX_DELTA.get() {
                 alpha = -INFINITY;
                 beta = INFINITY;
             }
@@ -441,7 +456,7 @@ impl Worker {
         let tt_entry = if excluded.is_none() { shared.tt.probe(key) } else { None };
         let tt_move = tt_entry.and_then(|e| e.mv);
         // Near the move rule a stored score may be stale: the same position is then closer to a draw.
-        let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN >= pos.variant().move_rule_plies();
+        let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN.get() as u32 >= pos.variant().move_rule_plies();
         if let Some(score) = tt_entry
             .filter(|e| !PV && e.depth >= depth && !near_move_rule)
             .and_then(|e| tt_cutoff(&e, ply, alpha, beta))
@@ -484,22 +499,23 @@ impl Worker {
 
         if !PV && !in_check && excluded.is_none() {
             // Reverse futility pruning: far above beta, a shallow search will not fall below it.
-            if depth <= RFP_MAX_DEPTH
-                && eval - (RFP_MARGIN_PER_DEPTH * depth - RFP_IMPROVING_BONUS * i32::from(improving)) >= beta
+            if depth <= RFP_MAX_DEPTH.get()
+                && eval - (RFP_MARGIN_PER_DEPTH.get() * depth - RFP_IMPROVING_BONUS.get() * i32::from(improving))
+                    >= beta
                 && eval < MATE_BOUND
             {
                 return eval;
             }
             // Null-move pruning: if passing still holds beta, a real move will too.
-            if depth >= NMP_MIN_DEPTH
+            if depth >= NMP_MIN_DEPTH.get()
                 && eval >= beta
                 && self.frames[ply.saturating_sub(1)].moved.is_some()
                 && Self::null_move_safe(pos)
                 && beta > -MATE_BOUND
             {
-                let reduction = NMP_BASE_REDUCTION
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
+                let reduction = NMP_BASE_REDUCTION.get()
+                    + depth / NMP_DEPTH_DIVISOR.get()
+                    + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_MAX_EVAL_REDUCTION.get());
                 let mut child = *pos;
                 child.play_null();
                 self.frames[ply].moved = None;
@@ -518,7 +534,7 @@ impl Worker {
         }
 
         // Internal iterative reduction: without a table move this node is likely unimportant.
-        if depth >= IIR_MIN_DEPTH && tt_move.is_none() && (PV || cut_node) {
+        if depth >= IIR_MIN_DEPTH.get() && tt_move.is_none() && (PV || cut_node) {
             depth -= 1;
         }
 
@@ -540,7 +556,7 @@ impl Worker {
         let mut move_count = 0;
         let mut quiets_tried: arrayvec::ArrayVec<Move, 64> = arrayvec::ArrayVec::new();
         let mut captures_tried: arrayvec::ArrayVec<Move, 32> = arrayvec::ArrayVec::new();
-        let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
+        let lmp_limit = (LMP_BASE.get() + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((mv, ordering)) = picker.next(pos, &self.histories) {
             if Some(mv) == excluded {
@@ -557,15 +573,17 @@ impl Worker {
                     if move_count as i32 > lmp_limit {
                         continue;
                     }
-                    if depth <= FUTILITY_MAX_DEPTH && eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * depth <= alpha {
+                    if depth <= FUTILITY_MAX_DEPTH.get()
+                        && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * depth <= alpha
+                    {
                         continue;
                     }
-                    if depth <= SEE_QUIET_MAX_DEPTH && !see_ge(pos, mv, -SEE_QUIET_MARGIN * depth * depth) {
+                    if depth <= SEE_QUIET_MAX_DEPTH.get() && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get() * depth * depth) {
                         continue;
                     }
                 } else if !gives_check
-                    && depth <= SEE_CAPTURE_MAX_DEPTH
-                    && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN * depth)
+                    && depth <= SEE_CAPTURE_MAX_DEPTH.get()
+                    && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN.get() * depth)
                 {
                     // Checking captures are kept: a "losing" capture that mates is not losing.
                     continue;
@@ -577,14 +595,14 @@ impl Worker {
             let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             if let Some(entry) = tt_entry.filter(|e| {
                 Some(mv) == tt_move
-                    && depth >= SINGULAR_MIN_DEPTH
+                    && depth >= SINGULAR_MIN_DEPTH.get()
                     && excluded.is_none()
                     && ply < 2 * MAX_PLY / 3
-                    && e.depth >= depth - SINGULAR_TT_DEPTH_MARGIN
+                    && e.depth >= depth - SINGULAR_TT_DEPTH_MARGIN.get()
                     && e.bound != Bound::Upper
                     && !is_mate(e.score)
             }) {
-                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH * depth;
+                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH.get() * depth;
                 self.frames[ply].excluded = Some(mv);
                 let score = self.negamax::<false>(
                     pos,
@@ -600,7 +618,7 @@ impl Worker {
                     return 0;
                 }
                 if score < singular_beta {
-                    extension = if !PV && score < singular_beta - DOUBLE_EXTENSION_MARGIN { 2 } else { 1 };
+                    extension = if !PV && score < singular_beta - DOUBLE_EXTENSION_MARGIN.get() { 2 } else { 1 };
                 } else if singular_beta >= beta {
                     // Multi-cut: a second move also beats beta.
                     return singular_beta;
@@ -612,13 +630,13 @@ impl Worker {
             let new_depth = depth - 1 + extension;
 
             let mut score;
-            if depth >= LMR_MIN_DEPTH && move_count > 1 + usize::from(PV) && (quiet || ordering < 0) {
-                let mut reduction = LMR[depth.min(63) as usize][move_count.min(63)];
+            if depth >= LMR_MIN_DEPTH.get() && move_count > 1 + usize::from(PV) && (quiet || ordering < 0) {
+                let mut reduction = self.lmr[depth.min(63) as usize][move_count.min(63)];
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
                 if quiet {
                     let history = quiet_score(pos, mv, &self.histories, previous);
-                    reduction -= history / LMR_HISTORY_DIVISOR;
+                    reduction -= history / LMR_HISTORY_DIVISOR.get();
                 }
                 let reduced = (new_depth - reduction.max(0)).clamp(1, new_depth.max(1));
                 score = -self.negamax::<false>(&child, reduced, -alpha - 1, -alpha, ply + 1, true, shared);
@@ -705,7 +723,8 @@ impl Worker {
         quiets: &[Move],
         captures: &[Move],
     ) {
-        let bonus = (depth * depth * 16 + depth * 32).min(HISTORY_BONUS_MAX);
+        let bonus = (depth * depth * HISTORY_BONUS_QUADRATIC.get() + depth * HISTORY_BONUS_LINEAR.get())
+            .min(HISTORY_BONUS_MAX.get());
         let us = pos.turn();
         let piece_of = |m: Move| piece_index(pos.board().piece_at(m.from()).expect("legal move has a mover"));
         if is_quiet(pos, best) {
@@ -779,7 +798,7 @@ impl Worker {
                 // Delta pruning: even winning the piece cannot lift the score to alpha.
                 let gain = captured_role(pos, mv).map_or(0, |r| piece_value(variant, r))
                     + mv.promotion_role().map_or(0, |r| piece_value(variant, r) - piece_value(variant, Role::Pawn));
-                if stand_pat + gain + DELTA_MARGIN <= alpha || !see_ge(pos, mv, 0) {
+                if stand_pat + gain + DELTA_MARGIN.get() <= alpha || !see_ge(pos, mv, 0) {
                     continue;
                 }
             }

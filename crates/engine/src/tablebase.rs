@@ -49,7 +49,14 @@ pub struct SyzygyOptions {
 
 impl Default for SyzygyOptions {
     fn default() -> SyzygyOptions {
-        SyzygyOptions { tables: None, probe_depth: 1, rule50: true, probe_limit: 7 }
+        use crate::uci::{OptionId, check_default, spin_default};
+        // The UCI option table is the one home of the defaults.
+        SyzygyOptions {
+            tables: None,
+            probe_depth: spin_default(OptionId::SyzygyProbeDepth) as i32,
+            rule50: check_default(OptionId::Syzygy50MoveRule),
+            probe_limit: spin_default(OptionId::SyzygyProbeLimit) as u32,
+        }
     }
 }
 

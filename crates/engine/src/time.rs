@@ -5,6 +5,11 @@ use std::time::{Duration, Instant};
 use ferz_chess::Color;
 
 use crate::SearchLimits;
+use crate::params::{
+    STALL_ALLOWANCE, TM_CHANGES_BASE, TM_CHANGES_WEIGHT, TM_DROP_DIVISOR, TM_DROP_MAX, TM_HARD_CLOCK_SHARE,
+    TM_HARD_INCREMENT_SHARE, TM_HARD_SOFT_RATIO, TM_INCREMENT_SHARE, TM_LAST_MOVE_SHARE, TM_SHARE_OFFSET,
+    TM_SHARE_WEIGHT, TM_SUDDEN_DEATH_MOVES, Tunable, percent,
+};
 
 /// The deadlines of one search.
 #[derive(Copy, Clone, Debug)]
@@ -16,13 +21,6 @@ pub struct TimeBudget {
     /// Stop at once after this much time.
     pub hard: Option<Duration>,
 }
-
-/// Never plan on fewer moves than this when the time control gives none (sudden death).
-const SUDDEN_DEATH_MOVES: u32 = 25;
-
-/// The longest stall of the process (or the machine under it) that the clock is planned to
-/// survive.
-const STALL_ALLOWANCE: Duration = Duration::from_millis(250);
 
 impl TimeBudget {
     /// The budget for `us` under `limits`, keeping `overhead` for the transmission of the move.
@@ -40,7 +38,9 @@ impl TimeBudget {
         let Some(clock) = clock else {
             return TimeBudget { start, soft: None, hard: None };
         };
-        let moves = limits.movestogo.map_or(SUDDEN_DEATH_MOVES, |n| n.clamp(1, SUDDEN_DEATH_MOVES));
+        let sudden_death_moves = TM_SUDDEN_DEATH_MOVES.get().unsigned_abs().max(1);
+        let moves = limits.movestogo.map_or(sudden_death_moves, |n| n.clamp(1, sudden_death_moves));
+        let share = |t: &Tunable| t.get().unsigned_abs();
         // A cushion the clock is not planned below: the overhead of this and a later move, three
         // increments and a quarter second. A move can arrive that late on a loaded machine (a
         // virtual machine whose host takes its CPU away stalls a process for 100-300 ms), and a
@@ -51,10 +51,14 @@ impl TimeBudget {
         let usable = clock.saturating_sub(cushion);
         // The increment as it reaches the search: each move also loses the overhead.
         let net_increment = increment.saturating_sub(overhead);
-        let soft = usable / moves + net_increment * 3 / 4;
-        let hard_cap = if moves == 1 { usable * 9 / 10 } else { usable / 2 + net_increment / 2 };
+        let soft = usable / moves + net_increment * share(&TM_INCREMENT_SHARE) / 100;
+        let hard_cap = if moves == 1 {
+            usable * share(&TM_LAST_MOVE_SHARE) / 100
+        } else {
+            usable * share(&TM_HARD_CLOCK_SHARE) / 100 + net_increment * share(&TM_HARD_INCREMENT_SHARE) / 100
+        };
         let soft = soft.min(hard_cap).max(Duration::from_millis(1));
-        let hard = (soft * 4).min(hard_cap).max(soft);
+        let hard = (soft * share(&TM_HARD_SOFT_RATIO)).min(hard_cap).max(soft);
         TimeBudget { start, soft: Some(soft), hard: Some(hard) }
     }
 
@@ -91,12 +95,12 @@ impl SearchProgress {
     #[must_use]
     pub fn soft_scale(&self) -> f64 {
         // A best move that keeps changing needs more time, a stable one less.
-        let changes = 0.7 + self.best_move_changes.clamp(0.0, 2.0) * 0.5;
+        let changes = percent(&TM_CHANGES_BASE) + self.best_move_changes.clamp(0.0, 2.0) * percent(&TM_CHANGES_WEIGHT);
         // When nearly all the effort goes below one move, the others were refuted cheaply and
         // more depth is unlikely to change the choice; an even spread means close alternatives.
-        let share = (1.5 - self.best_move_share.clamp(0.0, 1.0)) * 1.4;
+        let share = (percent(&TM_SHARE_OFFSET) - self.best_move_share.clamp(0.0, 1.0)) * percent(&TM_SHARE_WEIGHT);
         // A falling score means the search found trouble: look further before moving.
-        let drop = 1.0 + f64::from(self.score_drop.clamp(0, 120)) / 240.0;
+        let drop = 1.0 + f64::from(self.score_drop.clamp(0, TM_DROP_MAX.get())) / f64::from(TM_DROP_DIVISOR.get());
         changes * share * drop
     }
 }

@@ -74,6 +74,34 @@ fn unpack(data: u64) -> Option<(TtEntry, u8)> {
     Some((entry, (data >> 58) as u8))
 }
 
+/// The most MiB a hash table may take on this machine: three quarters of the memory the
+/// system reports available (Linux `MemAvailable`, and the cgroup's `memory.max` headroom when
+/// the process runs under one), so a large `Hash` leaves the machine usable instead of being
+/// killed when its pages are touched. `None` where the system does not say.
+#[must_use]
+pub fn hash_limit_mb() -> Option<usize> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let available_kib = meminfo.as_deref().and_then(|text| {
+        text.lines()
+            .find_map(|line| line.strip_prefix("MemAvailable:")?.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+    });
+    let cgroup_bytes = cgroup_headroom_bytes();
+    let bytes = match (available_kib.map(|kib| kib.saturating_mul(1024)), cgroup_bytes) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return None,
+    };
+    Some(usize::try_from((bytes / 4 * 3) >> 20).unwrap_or(usize::MAX).max(1))
+}
+
+/// What the cgroup (v2) still allows this process: `memory.max` less `memory.current`.
+fn cgroup_headroom_bytes() -> Option<u64> {
+    let read = |name: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{name}")).ok();
+    let max = read("memory.max")?.trim().parse::<u64>().ok()?;
+    let current = read("memory.current").and_then(|text| text.trim().parse::<u64>().ok()).unwrap_or(0);
+    Some(max.saturating_sub(current))
+}
+
 /// The shared hash table.
 pub struct TranspositionTable {
     buckets: Box<[Bucket]>,
@@ -82,11 +110,33 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of about `megabytes` MiB (at least one bucket).
+    /// A table of about `megabytes` MiB (at least one bucket), or `None` when the memory
+    /// cannot be had: the reservation is fallible, so an oversized `Hash` is an answer, not an
+    /// abort.
+    #[must_use]
+    pub fn try_new(megabytes: usize) -> Option<TranspositionTable> {
+        let count = (megabytes.max(1).checked_mul(1 << 20)? / std::mem::size_of::<Bucket>()).max(1);
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(count).ok()?;
+        buckets.resize_with(count, Bucket::default);
+        Some(TranspositionTable { buckets: buckets.into_boxed_slice(), age: 0 })
+    }
+
+    /// The largest table that fits both `megabytes` and [`hash_limit_mb`], halving the size
+    /// until the memory is granted (a one-bucket table at worst).
     #[must_use]
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let count = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
-        TranspositionTable { buckets: std::iter::repeat_with(Bucket::default).take(count.max(1)).collect(), age: 0 }
+        let mut size = megabytes.max(1).min(hash_limit_mb().unwrap_or(usize::MAX)).max(1);
+        loop {
+            if let Some(table) = TranspositionTable::try_new(size) {
+                return table;
+            }
+            if size == 1 {
+                let bucket = vec![Bucket::default()].into_boxed_slice();
+                return TranspositionTable { buckets: bucket, age: 0 };
+            }
+            size /= 2;
+        }
     }
 
     /// The size in MiB.

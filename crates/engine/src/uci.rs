@@ -16,16 +16,205 @@ use ferz_chess::{Game, Position, Variant};
 
 use ferz_nnue::NetVariant;
 
+use crate::params;
 use crate::{Bound, Engine, EngineOptions, Nets, SearchInfo, SearchLimits, SearchResult, Signals};
 
-/// Largest accepted `Hash` in MiB.
-const MAX_HASH_MB: usize = 65_536;
 /// The `EvalFile` / `EvalFileShatranj` value that means the net compiled into the binary (none
 /// if the build had none); an empty value means the same.
 const EMBEDDED_NET: &str = "<embedded>";
 
-/// Largest accepted `Threads`.
-const MAX_THREADS: usize = 256;
+/// The value of a string option that means none (`SyzygyPath`, `ParamsFile`).
+const EMPTY: &str = "<empty>";
+
+/// What a UCI option holds, with its default and limits: what `uci` lists and what
+/// `setoption` parses and clamps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// An integer, clamped to `min..=max`.
+    Spin {
+        /// The value before any `setoption`.
+        default: i64,
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+    },
+    /// A boolean.
+    Check {
+        /// The value before any `setoption`.
+        default: bool,
+    },
+    /// One of a list of words.
+    Combo {
+        /// The value before any `setoption`.
+        default: &'static str,
+        /// The words.
+        values: &'static [&'static str],
+    },
+    /// Free text (a path).
+    String {
+        /// The value before any `setoption`.
+        default: &'static str,
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// A value `setoption` read, typed by its option's kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum OptionValue {
+    Spin(i64),
+    Check(bool),
+    Text(String),
+    Button,
+}
+
+impl OptionKind {
+    /// `value` read as this kind: whole numbers of any size clamped into the range (the caller
+    /// says so), booleans `true`/`false`, combo words as given (the option checks them). `None`
+    /// when it cannot be read.
+    fn parse(&self, value: &str) -> Option<OptionValue> {
+        match self {
+            OptionKind::Spin { min, max, .. } => value
+                .parse::<i128>()
+                .ok()
+                .map(|n| OptionValue::Spin(n.clamp(i128::from(*min), i128::from(*max)) as i64)),
+            OptionKind::Check { .. } => match value.to_ascii_lowercase().as_str() {
+                "true" => Some(OptionValue::Check(true)),
+                "false" => Some(OptionValue::Check(false)),
+                _ => None,
+            },
+            OptionKind::Combo { .. } | OptionKind::String { .. } => Some(OptionValue::Text(value.to_owned())),
+            OptionKind::Button => Some(OptionValue::Button),
+        }
+    }
+}
+
+/// Which option a [`UciOption`] is, for `setoption`'s dispatch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OptionId {
+    /// `Hash`.
+    Hash,
+    /// `Threads`.
+    Threads,
+    /// `MultiPV`.
+    MultiPv,
+    /// `Ponder`.
+    Ponder,
+    /// `Move Overhead`.
+    MoveOverhead,
+    /// `Clear Hash`.
+    ClearHash,
+    /// `UCI_Chess960`.
+    Chess960,
+    /// `UCI_Variant`.
+    Variant,
+    /// `UCI_ShowWDL`.
+    ShowWdl,
+    /// `SyzygyPath`.
+    SyzygyPath,
+    /// `SyzygyProbeDepth`.
+    SyzygyProbeDepth,
+    /// `Syzygy50MoveRule`.
+    Syzygy50MoveRule,
+    /// `SyzygyProbeLimit`.
+    SyzygyProbeLimit,
+    /// `UseNNUE`.
+    UseNnue,
+    /// `EvalFile`.
+    EvalFile,
+    /// `EvalFileShatranj`.
+    EvalFileShatranj,
+    /// `ParamsFile`.
+    ParamsFile,
+}
+
+/// One UCI option: its name, kind, default and limits, declared once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UciOption {
+    /// Which option.
+    pub id: OptionId,
+    /// The name `uci` lists and `setoption` matches (case-insensitively).
+    pub name: &'static str,
+    /// Kind, default and limits.
+    pub kind: OptionKind,
+}
+
+impl UciOption {
+    /// The `option name ... type ...` line `uci` prints.
+    #[must_use]
+    pub fn uci_line(&self) -> String {
+        let name = self.name;
+        match &self.kind {
+            OptionKind::Spin { default, min, max } => {
+                format!("option name {name} type spin default {default} min {min} max {max}")
+            }
+            OptionKind::Check { default } => format!("option name {name} type check default {default}"),
+            OptionKind::Combo { default, values } => {
+                let vars: String = values.iter().map(|v| format!(" var {v}")).collect();
+                format!("option name {name} type combo default {default}{vars}")
+            }
+            OptionKind::String { default } => format!("option name {name} type string default {default}"),
+            OptionKind::Button => format!("option name {name} type button"),
+        }
+    }
+}
+
+/// Every UCI option of the engine, in the order `uci` lists them (the search's tunable
+/// parameters, [`params::TUNABLES`], come after them when asked for).
+#[must_use]
+pub fn options() -> [UciOption; 17] {
+    use OptionKind::{Button, Check, Combo, Spin};
+    let option = |id, name, kind| UciOption { id, name, kind };
+    let string = |default| OptionKind::String { default };
+    [
+        option(OptionId::Hash, "Hash", Spin { default: 16, min: 1, max: 65_536 }),
+        option(OptionId::Threads, "Threads", Spin { default: 1, min: 1, max: 256 }),
+        option(OptionId::MultiPv, "MultiPV", Spin { default: 1, min: 1, max: 256 }),
+        option(OptionId::Ponder, "Ponder", Check { default: false }),
+        option(OptionId::MoveOverhead, "Move Overhead", Spin { default: 10, min: 0, max: 5000 }),
+        option(OptionId::ClearHash, "Clear Hash", Button),
+        option(OptionId::Chess960, "UCI_Chess960", Check { default: false }),
+        option(OptionId::Variant, "UCI_Variant", Combo { default: "chess", values: &["chess", "shatranj"] }),
+        option(OptionId::ShowWdl, "UCI_ShowWDL", Check { default: false }),
+        option(OptionId::SyzygyPath, "SyzygyPath", string(EMPTY)),
+        option(OptionId::SyzygyProbeDepth, "SyzygyProbeDepth", Spin { default: 1, min: 1, max: 100 }),
+        option(OptionId::Syzygy50MoveRule, "Syzygy50MoveRule", Check { default: true }),
+        option(OptionId::SyzygyProbeLimit, "SyzygyProbeLimit", Spin { default: 7, min: 0, max: 7 }),
+        option(OptionId::UseNnue, "UseNNUE", Check { default: Nets::use_nnue_default() }),
+        option(OptionId::EvalFile, "EvalFile", string(EMBEDDED_NET)),
+        option(OptionId::EvalFileShatranj, "EvalFileShatranj", string(EMBEDDED_NET)),
+        option(OptionId::ParamsFile, "ParamsFile", string(EMPTY)),
+    ]
+}
+
+/// The default of the spin option `id`, for [`EngineOptions`]' defaults.
+///
+/// # Panics
+/// If `id` is not a spin option (a mistake in this file).
+#[must_use]
+pub fn spin_default(id: OptionId) -> i64 {
+    match options().into_iter().find(|o| o.id == id).map(|o| o.kind) {
+        Some(OptionKind::Spin { default, .. }) => default,
+        other => panic!("{id:?} is not a spin option: {other:?}"),
+    }
+}
+
+/// The default of the check option `id`, for [`EngineOptions`]' defaults.
+///
+/// # Panics
+/// If `id` is not a check option (a mistake in this file).
+#[must_use]
+pub fn check_default(id: OptionId) -> bool {
+    match options().into_iter().find(|o| o.id == id).map(|o| o.kind) {
+        Some(OptionKind::Check { default }) => default,
+        other => panic!("{id:?} is not a check option: {other:?}"),
+    }
+}
+
+/// The commands [`Session::execute`] knows: what `ferz <command>` may pass as a UCI command.
+pub const COMMANDS: &[&str] =
+    &["uci", "isready", "ucinewgame", "setoption", "position", "go", "stop", "ponderhit", "quit", "d"];
 
 type SharedOutput = Arc<Mutex<Box<dyn Write + Send>>>;
 
@@ -46,6 +235,8 @@ pub struct Session {
     uci_variant: Variant,
     chess960: bool,
     ponder: bool,
+    /// Whether `uci` lists the search's tunable parameters as spin options.
+    list_tunables: bool,
 }
 
 impl Session {
@@ -60,15 +251,36 @@ impl Session {
             uci_variant: Variant::Chess,
             chess960: false,
             ponder: false,
+            list_tunables: false,
         }
+    }
+
+    /// Makes `uci` list the search's tunable parameters ([`params::TUNABLES`]) as spin options,
+    /// for a tuner; a GUI user does not see them.
+    pub fn list_tunables(&mut self, on: bool) {
+        self.list_tunables = on;
     }
 
     /// Reads commands from `input` until `quit` or the end of input, then waits for a running
     /// search to finish its `bestmove`.
-    pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if !self.execute(&line) {
+    ///
+    /// Input is read as bytes: a line that is not UTF-8 (a GUI sending a Latin-1 path) is
+    /// reported and skipped, never taken for the end of input. Only end of file or a read
+    /// error ends the loop.
+    pub fn run(&mut self, mut input: impl BufRead) {
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let Ok(line) = std::str::from_utf8(&bytes) else {
+                let shown = String::from_utf8_lossy(&bytes);
+                self.info_string(&format!("ignoring a line that is not UTF-8: {:?}", clip(shown.trim_end())));
+                continue;
+            };
+            if !self.execute(line) {
                 break;
             }
         }
@@ -120,30 +332,17 @@ impl Session {
     }
 
     fn identify(&self) {
-        let lines = [
-            format!("id name ferz {}", env!("CARGO_PKG_VERSION")),
-            "id author the ferz developers".to_owned(),
-            format!("option name Hash type spin default 16 min 1 max {MAX_HASH_MB}"),
-            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
-            "option name MultiPV type spin default 1 min 1 max 256".to_owned(),
-            "option name Ponder type check default false".to_owned(),
-            "option name Move Overhead type spin default 10 min 0 max 5000".to_owned(),
-            "option name Clear Hash type button".to_owned(),
-            "option name UCI_Chess960 type check default false".to_owned(),
-            "option name UCI_Variant type combo default chess var chess var shatranj".to_owned(),
-            "option name UCI_ShowWDL type check default false".to_owned(),
-            "option name SyzygyPath type string default <empty>".to_owned(),
-            "option name SyzygyProbeDepth type spin default 1 min 1 max 100".to_owned(),
-            "option name Syzygy50MoveRule type check default true".to_owned(),
-            "option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_owned(),
-            format!("option name UseNNUE type check default {}", Nets::use_nnue_default()),
-            format!("option name EvalFile type string default {EMBEDDED_NET}"),
-            format!("option name EvalFileShatranj type string default {EMBEDDED_NET}"),
-            "uciok".to_owned(),
-        ];
-        for line in lines {
-            send(&self.output, &line);
+        send(&self.output, &format!("id name ferz {}", env!("CARGO_PKG_VERSION")));
+        send(&self.output, "id author the ferz developers");
+        for option in options() {
+            send(&self.output, &option.uci_line());
         }
+        if self.list_tunables {
+            for tunable in params::TUNABLES {
+                send(&self.output, &params::uci_option_line(tunable));
+            }
+        }
+        send(&self.output, "uciok");
     }
 
     fn set_option(&mut self, rest: &str) {
@@ -156,64 +355,95 @@ impl Session {
         };
         // Options are applied between searches.
         self.finish_search();
-        let engine = self.engine.as_mut().expect("no search running");
-        let parse_number = |max: usize| value.parse::<usize>().ok().map(|n| n.min(max));
-        let parse_bool = || match value.to_ascii_lowercase().as_str() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
+        // The tunables are accepted whether listed or not: tuners send them without asking.
+        if let Some(tunable) = params::find(name) {
+            return match value.parse::<i64>() {
+                Ok(number) => {
+                    tunable.set(number);
+                }
+                Err(_) => self.info_string(&format!("invalid value {:?} for option {name}", clip(value))),
+            };
+        }
+        let options = options();
+        let Some(option) = options.iter().find(|o| o.name.eq_ignore_ascii_case(name)) else {
+            return self.info_string(&format!("unknown option: {}", clip(name)));
         };
-        let ok = match name.to_ascii_lowercase().as_str() {
-            "hash" => parse_number(MAX_HASH_MB).map(|mb| engine.set_hash_mb(mb.max(1))).is_some(),
-            "threads" => parse_number(MAX_THREADS).map(|n| engine.set_threads(n.max(1))).is_some(),
-            "multipv" => parse_number(256).map(|n| engine.set_multi_pv(n.max(1))).is_some(),
-            "move overhead" => {
-                parse_number(5000).map(|ms| engine.set_move_overhead(Duration::from_millis(ms as u64))).is_some()
+        let Some(parsed) = option.kind.parse(value) else {
+            return self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
+        };
+        // A number outside the advertised range was clamped into it: say so.
+        if let (OptionKind::Spin { min, max, .. }, Ok(number), OptionValue::Spin(kept)) =
+            (&option.kind, value.parse::<i128>(), &parsed)
+            && i128::from(*kept) != number
+        {
+            self.info_string(&format!("{} {number} is outside {min} to {max}; using {kept}", option.name));
+        }
+        let engine = self.engine.as_mut().expect("no search running");
+        match (option.id, parsed) {
+            (OptionId::Hash, OptionValue::Spin(mb)) => {
+                let wanted = mb as usize;
+                let kept = engine.set_hash_mb(wanted);
+                if kept < wanted {
+                    let limit =
+                        crate::tt::hash_limit_mb().map_or_else(String::new, |mb| format!(" (at most {mb} MiB)"));
+                    self.info_string(&format!(
+                        "Hash {wanted} MiB is more than this machine can spare{limit}; using {kept} MiB"
+                    ));
+                }
             }
-            "ponder" => parse_bool().map(|on| self.ponder = on).is_some(),
-            "clear hash" => {
-                engine.clear();
-                true
+            (OptionId::Threads, OptionValue::Spin(n)) => engine.set_threads(n as usize),
+            (OptionId::MultiPv, OptionValue::Spin(n)) => engine.set_multi_pv(n as usize),
+            (OptionId::MoveOverhead, OptionValue::Spin(ms)) => {
+                engine.set_move_overhead(Duration::from_millis(ms as u64));
             }
-            "uci_chess960" => parse_bool().map(|on| self.chess960 = on).is_some(),
-            "uci_showwdl" => parse_bool().map(|on| engine.set_show_wdl(on)).is_some(),
-            "syzygypath" => {
+            (OptionId::Ponder, OptionValue::Check(on)) => self.ponder = on,
+            (OptionId::ClearHash, _) => engine.clear(),
+            (OptionId::Chess960, OptionValue::Check(on)) => self.chess960 = on,
+            (OptionId::ShowWdl, OptionValue::Check(on)) => engine.set_show_wdl(on),
+            (OptionId::SyzygyPath, OptionValue::Text(path)) => {
                 // Opening reports what was found, or why nothing is used.
-                let message = engine.set_syzygy_path(value).unwrap_or_else(|error| error);
+                let message = engine.set_syzygy_path(&path).unwrap_or_else(|error| error);
                 return self.info_string(&message);
             }
-            "syzygyprobedepth" => parse_number(100).map(|d| engine.set_syzygy_probe_depth(d.max(1) as i32)).is_some(),
-            "syzygy50moverule" => parse_bool().map(|on| engine.set_syzygy_rule50(on)).is_some(),
-            "syzygyprobelimit" => parse_number(7).map(|n| engine.set_syzygy_probe_limit(n as u32)).is_some(),
-            "usennue" => parse_bool()
-                .map(|on| {
-                    engine.nets_mut().set_use_nnue(on);
-                    // The table stores static evaluations: drop those of the other evaluation.
-                    engine.clear();
-                })
-                .is_some(),
-            "evalfile" => return self.load_net(NetVariant::Chess, value),
-            "evalfileshatranj" => return self.load_net(NetVariant::Shatranj, value),
-            "uci_variant" => match Variant::from_str(value) {
-                Ok(Variant::Shatranj) => {
-                    self.uci_variant = Variant::Shatranj;
-                    true
-                }
-                Ok(Variant::Chess) => {
-                    self.uci_variant = Variant::Chess;
-                    true
-                }
-                _ => false,
-            },
-            _ => return self.info_string(&format!("unknown option: {}", clip(name))),
-        };
-        if ok {
-            // Keep the current position under the new rules where that makes sense.
-            if self.game.position().variant() != self.variant() {
-                self.game = rebuild(&self.game, self.variant());
+            (OptionId::SyzygyProbeDepth, OptionValue::Spin(d)) => engine.set_syzygy_probe_depth(d as i32),
+            (OptionId::Syzygy50MoveRule, OptionValue::Check(on)) => engine.set_syzygy_rule50(on),
+            (OptionId::SyzygyProbeLimit, OptionValue::Spin(n)) => engine.set_syzygy_probe_limit(n as u32),
+            (OptionId::UseNnue, OptionValue::Check(on)) => {
+                engine.nets_mut().set_use_nnue(on);
+                // The table stores static evaluations: drop those of the other evaluation.
+                engine.clear();
             }
-        } else {
-            self.info_string(&format!("invalid value {:?} for option {name}", clip(value)));
+            (OptionId::EvalFile, OptionValue::Text(path)) => return self.load_net(NetVariant::Chess, &path),
+            (OptionId::EvalFileShatranj, OptionValue::Text(path)) => {
+                return self.load_net(NetVariant::Shatranj, &path);
+            }
+            (OptionId::ParamsFile, OptionValue::Text(path)) => return self.load_params(&path),
+            (OptionId::Variant, OptionValue::Text(variant)) => match Variant::from_str(&variant) {
+                Ok(Variant::Shatranj) => self.uci_variant = Variant::Shatranj,
+                Ok(Variant::Chess) => self.uci_variant = Variant::Chess,
+                _ => return self.info_string(&format!("invalid value {:?} for option {name}", clip(value))),
+            },
+            (id, parsed) => unreachable!("option {id:?} parsed as {parsed:?}"),
+        };
+        // Keep the current position under the new rules where that makes sense.
+        if self.game.position().variant() != self.variant() {
+            self.game = rebuild(&self.game, self.variant());
+        }
+    }
+
+    /// `ParamsFile`: sets the search parameters a params file names (the others keep their
+    /// values), or restores every default for an empty value.
+    fn load_params(&mut self, value: &str) {
+        if value.is_empty() || value == EMPTY {
+            params::reset();
+            return self.info_string("search parameters reset to their defaults");
+        }
+        let applied = std::fs::read_to_string(value)
+            .map_err(|error| format!("cannot read params file {value}: {error}"))
+            .and_then(|text| params::apply_params(&text).map_err(|error| format!("params file {value}: {error}")));
+        match applied {
+            Ok(count) => self.info_string(&format!("set {count} search parameters from {value}")),
+            Err(error) => self.info_string(&format!("error: {error}; keeping the current parameters")),
         }
     }
 
@@ -458,8 +688,10 @@ pub fn format_bestmove(position: &Position, result: &SearchResult, with_ponder: 
 
 /// Runs a UCI session on standard input and output, first executing `first` (commands given
 /// on the command line) if any.
-pub fn run_stdio(first: Option<&str>) {
+/// With `tunables`, `uci` lists the search's tunable parameters.
+pub fn run_stdio(first: Option<&str>, tunables: bool) {
     let mut session = Session::new(std::io::stdout());
+    session.list_tunables(tunables);
     if let Some(command) = first
         && !session.execute(command)
     {
@@ -467,4 +699,33 @@ pub fn run_stdio(first: Option<&str>) {
         return;
     }
     session.run(std::io::stdin().lock());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_option_table_is_consistent_and_parses_by_kind() {
+        let options = options();
+        let mut names: Vec<String> = options.iter().map(|o| o.name.to_ascii_lowercase()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), options.len());
+        for option in &options {
+            if let OptionKind::Spin { default, min, max } = option.kind {
+                assert!(min <= default && default <= max, "{option:?}");
+            }
+            assert!(params::find(option.name).is_none(), "{} is also a search parameter", option.name);
+        }
+        let hash = options.iter().find(|o| o.id == OptionId::Hash).unwrap();
+        assert_eq!(hash.uci_line(), "option name Hash type spin default 16 min 1 max 65536");
+        assert_eq!(hash.kind.parse("99999999"), Some(OptionValue::Spin(65_536)));
+        assert_eq!(hash.kind.parse("0"), Some(OptionValue::Spin(1)));
+        assert_eq!(hash.kind.parse("-5"), Some(OptionValue::Spin(1)));
+        assert_eq!(hash.kind.parse("-99999999999999999999999"), Some(OptionValue::Spin(1)));
+        assert_eq!(hash.kind.parse("lots"), None);
+        assert_eq!(OptionKind::Check { default: false }.parse("TRUE"), Some(OptionValue::Check(true)));
+        assert_eq!(EngineOptions::default().hash_mb, 16);
+    }
 }

@@ -12,7 +12,8 @@ use crate::config::ClientConfig;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, MAX_ERROR_BODY, truncate_body};
 use crate::models::{
-    Challenge, ChallengeRequest, ChatMessage, ChatRoom, Color, DeclineReason, Playing, TokenInfo, User, UserStatus,
+    Challenge, ChallengeRequest, ChatMessage, ChatRoom, Color, DeclineReason, GameRecord, Playing, TokenInfo, User,
+    UserStatus,
 };
 use crate::platform::Platform;
 use crate::policy::{Holds, ReconnectLimiter, rate_limit_hold};
@@ -318,6 +319,19 @@ impl Client {
     /// The PGN of a game.
     pub async fn export_game(&self, game_id: &str) -> Result<String, Error> {
         self.text(Call::get(Endpoint::ExportGame, vec!["game", "export", game_id])).await
+    }
+
+    /// PyChess's record of a game (status, result, every move), read from the game's page:
+    /// its bot `gameEnd` names no result and the move that ended the game never reaches the
+    /// bot.
+    pub async fn pychess_game_record(&self, game_id: &str) -> Result<GameRecord, Error> {
+        let endpoint = Endpoint::GamePage;
+        let page = self.text(Call::get(endpoint, vec![game_id])).await?;
+        crate::platform::pychess_game_record(&page).map_err(|message| Error::Decode {
+            endpoint,
+            message,
+            body: truncate_body(self.inner.config.token.redact(&page)),
+        })
     }
 
     /// A text file from any address, such as an online block list: a plain `GET` **without**

@@ -54,6 +54,8 @@ pub enum Endpoint {
     ExportGame,
     /// `POST /api/bot/account/upgrade`
     Upgrade,
+    /// `GET /{gameId}`: PyChess's page of a game, whose record the bot reads when a game ends.
+    GamePage,
     /// `GET` of a text file at any address (an online block list): not a Bot API endpoint.
     TextFile,
     /// Lichess cloud evaluation, `GET /api/cloud-eval` (a service: its URL is the caller's).
@@ -94,6 +96,7 @@ impl Endpoint {
             Endpoint::UsersStatus => "users-status",
             Endpoint::ExportGame => "export-game",
             Endpoint::Upgrade => "account-upgrade",
+            Endpoint::GamePage => "game-page",
             Endpoint::TextFile => "text-file",
             Endpoint::CloudEval => "cloud-eval",
             Endpoint::ExplorerMasters => "explorer-masters",

@@ -16,7 +16,7 @@ pub(crate) const MAX_ERROR_BODY: usize = 2048;
 pub enum Error {
     /// The server answered with a non-success status: a 4xx at once (final), a 5xx after the
     /// retries ran out.
-    #[error("{endpoint}: HTTP {status}: {body}")]
+    #[error("{endpoint}: HTTP {status}: {}", escaped(body))]
     Status {
         /// Which endpoint answered.
         endpoint: Endpoint,
@@ -64,7 +64,7 @@ pub enum Error {
     },
     /// A response or stream line is not the JSON the endpoint promises. On a stream this item
     /// is not fatal: the next line is read as usual.
-    #[error("{endpoint}: cannot decode response ({message}): {body}")]
+    #[error("{endpoint}: cannot decode response ({}): {}", escaped(message), escaped(body))]
     Decode {
         /// The endpoint that sent it.
         endpoint: Endpoint,
@@ -151,6 +151,22 @@ impl Error {
     }
 }
 
+/// A server's text as it may be printed: control characters (a newline that would forge a
+/// log line, NUL, escape sequences) written as escapes, the rest as it is. Bytes that were not
+/// UTF-8 are already U+FFFD (the body is read lossily).
+#[must_use]
+pub(crate) fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Cuts a body for an error message, on a character boundary.
 pub(crate) fn truncate_body(mut body: String) -> String {
     if body.len() > MAX_ERROR_BODY {
@@ -162,4 +178,18 @@ pub(crate) fn truncate_body(mut body: String) -> String {
         body.push('…');
     }
     body
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_body_cannot_forge_log_lines_or_send_control_bytes() {
+        let body = String::from_utf8_lossy(b"oops\n2026-01-01 INFO fake line\x00\x1b[31m\xff").into_owned();
+        let error = Error::Status { endpoint: Endpoint::Account, status: 500, body };
+        let text = error.to_string();
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+        assert!(text.contains("oops\\n2026-01-01 INFO fake line\\u{0}\\u{1b}[31m\u{fffd}"), "{text:?}");
+    }
 }

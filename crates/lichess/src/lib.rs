@@ -79,7 +79,7 @@ pub use endpoint::Endpoint;
 pub use error::Error;
 pub use models::{
     Challenge, ChallengeRequest, ChallengeTime, ChatRoom, Color, DeclineReason, Event, GameEvent, GameEventInfo,
-    GameFull, GameState, GameStatus,
+    GameFull, GameRecord, GameState, GameStatus,
 };
 pub use platform::Platform;
 pub use policy::{Backoff, ReconnectLimiter, RetryPolicy};

@@ -1,4 +1,4 @@
-//! The Lichess tablebase server (`tablebase.lichess.ovh`, standard chess up to 7 pieces): its
+//! The Lichess tablebase server (`tablebase.lichess.org`, standard chess up to 7 pieces): its
 //! answer's shape, and the one lookup a bot makes, `GET {base}/standard?fen=…`.
 //!
 //! It is a service beside the Bot API, asked through [`Client::get_service_json`]: one attempt
@@ -20,7 +20,11 @@ use crate::error::Error;
 pub enum Category {
     /// Won, within the 50-move rule.
     Win,
-    /// Won or a cursed win: DTZ is rounded in these tables and the 50-move rule may decide.
+    /// Won, unless a move since the last capture or pawn move strayed from the table's line:
+    /// DTZ is rounded in these tables and the 50-move rule may then decide.
+    SyzygyWin,
+    /// Won, but whether within the 50-move rule is unknown (DTZ unknown; the DTC table does not
+    /// promise the quickest zeroing move).
     MaybeWin,
     /// Won only without the 50-move rule: a draw under it.
     CursedWin,
@@ -28,11 +32,15 @@ pub enum Category {
     Draw,
     /// Lost only without the 50-move rule: a draw under it.
     BlessedLoss,
-    /// Lost or a blessed loss (rounded DTZ).
+    /// Lost, but whether within the 50-move rule is unknown (the mirror of `MaybeWin`).
     MaybeLoss,
+    /// Lost or a blessed loss (rounded DTZ; the mirror of `SyzygyWin`).
+    SyzygyLoss,
     /// Lost, within the 50-move rule.
     Loss,
-    /// The server does not know (no table for the material).
+    /// The server does not know (no table for the material), or a category newer than this
+    /// client: the specification may grow, and one unknown entry must not spoil the answer.
+    #[serde(other)]
     Unknown,
 }
 
@@ -42,11 +50,13 @@ impl Category {
     pub fn flip(self) -> Category {
         match self {
             Category::Win => Category::Loss,
+            Category::SyzygyWin => Category::SyzygyLoss,
             Category::MaybeWin => Category::MaybeLoss,
             Category::CursedWin => Category::BlessedLoss,
             Category::Draw => Category::Draw,
             Category::BlessedLoss => Category::CursedWin,
             Category::MaybeLoss => Category::MaybeWin,
+            Category::SyzygyLoss => Category::SyzygyWin,
             Category::Loss => Category::Win,
             Category::Unknown => Category::Unknown,
         }
@@ -92,7 +102,7 @@ pub struct TablebaseMove {
 
 impl Client {
     /// Looks up a standard chess position given as FEN in the tablebase at `base_url`
-    /// (`https://tablebase.lichess.ovh`): `GET {base_url}/standard?fen=…`, within `timeout`.
+    /// (`https://tablebase.lichess.org`): `GET {base_url}/standard?fen=…`, within `timeout`.
     ///
     /// # Errors
     /// As [`Client::get_service_json`]: [`Error::RateLimited`] on a 429 or while one holds,
@@ -124,7 +134,10 @@ mod tests {
         assert_eq!(answer.moves[0].uci, "h7h8q");
         assert!(answer.moves[0].zeroing && !answer.moves[1].zeroing);
         assert_eq!(answer.moves[1].category.flip(), Category::CursedWin);
-        assert!(serde_json::from_str::<TablebaseAnswer>(r#"{"category": "won"}"#).is_err());
+        // A category this client does not know reads as unknown; a missing one is still an error.
+        let answer: TablebaseAnswer = serde_json::from_str(r#"{"category": "won"}"#).unwrap();
+        assert_eq!(answer.category, Category::Unknown);
+        assert!(serde_json::from_str::<TablebaseAnswer>(r#"{"moves": []}"#).is_err());
     }
 
     #[tokio::test]

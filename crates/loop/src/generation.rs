@@ -59,6 +59,20 @@ pub enum Outcome {
     Finished(Box<GenerationRecord>),
     /// A stop was asked for; the next run continues.
     Stopped,
+    /// The one shard asked for ([`SelfplayScope::Shard`]) is complete.
+    ShardDone,
+}
+
+/// Which self-play a run of a generation does: on one machine, all of it; on a scheduler, each
+/// task one shard, and the task after them none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfplayScope {
+    /// Play every unfinished shard, then go on with the merge.
+    All,
+    /// Play this shard (one task of a job array), then return [`Outcome::ShardDone`].
+    Shard(u32),
+    /// Play none: every shard must be complete (the job after the array).
+    None,
 }
 
 /// Runs (or continues) generation `g` of the loop in `dir`.
@@ -70,6 +84,7 @@ pub fn run_generation(
     ledger: &Ledger,
     g: u32,
     ferz: &Path,
+    scope: SelfplayScope,
     control: &Control,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, LoopError> {
@@ -87,10 +102,34 @@ pub fn run_generation(
     // Self-play: `loop.threads` shards at once, each with one thread, so that every shard's
     // games are the same however often it is resumed (each checkpoints after every game).
     let selfplay = selfplay_config(dir, settings, &player, g);
-    write(&gen_dir.join("selfplay.json"), &selfplay)?;
+    // The tasks of a job array run side by side: the generation's own records are written by
+    // the job after them, never by two processes at once.
+    let one_task = matches!(scope, SelfplayScope::Shard(_));
+    if !one_task {
+        write(&gen_dir.join("selfplay.json"), &selfplay)?;
+    }
     let shards = settings.selfplay.shards;
-    let pending: Vec<u32> =
+    let unfinished: Vec<u32> =
         (0..shards).filter(|&i| !shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists()).collect();
+    let pending: Vec<u32> = match scope {
+        SelfplayScope::All => unfinished,
+        SelfplayScope::Shard(index) if index >= shards => {
+            return Err(LoopError::Stage {
+                stage: "selfplay",
+                reason: format!("shard {index} of a generation of {shards} (selfplay.shards)"),
+            });
+        }
+        SelfplayScope::Shard(index) => unfinished.into_iter().filter(|&i| i == index).collect(),
+        SelfplayScope::None if !unfinished.is_empty() => {
+            return Err(LoopError::Stage {
+                stage: "selfplay",
+                reason: format!(
+                    "generation {g}: shards {unfinished:?} are not complete; play them first (ferz loop --shard-index)"
+                ),
+            });
+        }
+        SelfplayScope::None => Vec::new(),
+    };
     if !pending.is_empty() {
         progress(Progress::Stage {
             generation: g,
@@ -99,7 +138,13 @@ pub fn run_generation(
         });
         let watch = Stopwatch::start();
         play_shards(&selfplay, shards, &pending, parallel_shards(settings), control, g, progress)?;
-        timed(&mut stages, "selfplay", watch)?;
+        if !one_task {
+            timed(&mut stages, "selfplay", watch)?;
+        }
+    }
+    if let SelfplayScope::Shard(index) = scope {
+        let complete = shard_dir(&selfplay.run.out, index).join(MANIFEST_FILE).exists();
+        return Ok(if complete { Outcome::ShardDone } else { Outcome::Stopped });
     }
     let mut shard_manifests = Vec::new();
     let played_with =

@@ -124,6 +124,18 @@ pub enum Progress {
     Finished(Box<GenerationRecord>),
 }
 
+/// How much of the loop a run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Generation after generation until a stop (one machine).
+    Loop,
+    /// One shard of the current generation's self-play (one task of a scheduler's job array).
+    Shard(u32),
+    /// The rest of the current generation once its shards are complete: merge, training, gate,
+    /// promotion (the scheduler's job after the array).
+    FinishGeneration,
+}
+
 /// Why a loop returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stopped {
@@ -133,6 +145,16 @@ pub enum Stopped {
     Plateau(u32),
     /// A stop was asked for; running the loop again continues it.
     Asked,
+    /// The shard of [`Scope::Shard`] is complete.
+    ShardDone(u32),
+    /// The generation of [`Scope::FinishGeneration`] is finished; `more` says whether the loop
+    /// goes on (another generation is due).
+    GenerationDone {
+        /// The generation.
+        generation: u32,
+        /// Whether the stop settings leave another generation to play.
+        more: bool,
+    },
 }
 
 /// Opens the loop in `dir` (creating it with `settings` when new) and checks that `settings`
@@ -170,32 +192,53 @@ pub fn run(
     dir: &Path,
     settings: &LoopConfig,
     ferz: &Path,
+    scope: Scope,
     control: &Control,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stopped, LoopError> {
     let mut ledger = open(dir, settings)?;
-    report::write(dir, &ledger)?;
+    if scope == Scope::Loop {
+        report::write(dir, &ledger)?;
+    }
     loop {
-        let finished = ledger.generations.len() as u32;
-        let run = &ledger.settings.run;
-        if run.generations > 0 && finished >= run.generations {
-            return Ok(Stopped::Generations(finished));
-        }
-        if run.plateau > 0 && ledger.failures_in_a_row() >= run.plateau {
-            return Ok(Stopped::Plateau(ledger.failures_in_a_row()));
+        if let Some(stop) = stop_rule(&ledger) {
+            return Ok(stop);
         }
         if control.stopping() {
             return Ok(Stopped::Asked);
         }
-        match generation::run_generation(dir, &ledger, finished + 1, ferz, control, progress)? {
+        let g = ledger.generations.len() as u32 + 1;
+        let selfplay = match scope {
+            Scope::Loop => generation::SelfplayScope::All,
+            Scope::Shard(index) => generation::SelfplayScope::Shard(index),
+            Scope::FinishGeneration => generation::SelfplayScope::None,
+        };
+        match generation::run_generation(dir, &ledger, g, ferz, selfplay, control, progress)? {
             generation::Outcome::Stopped => return Ok(Stopped::Asked),
+            generation::Outcome::ShardDone => {
+                let Scope::Shard(index) = scope else { unreachable!("only a shard run plays one shard") };
+                return Ok(Stopped::ShardDone(index));
+            }
             generation::Outcome::Finished(record) => {
                 ledger.generations.push((*record).clone());
                 fault::point("ledger", 1);
                 ledger.save(dir)?;
                 report::write(dir, &ledger)?;
                 progress(Progress::Finished(record));
+                if scope == Scope::FinishGeneration {
+                    return Ok(Stopped::GenerationDone { generation: g, more: stop_rule(&ledger).is_none() });
+                }
             }
         }
     }
+}
+
+/// Whether the stop settings end the loop as it stands.
+fn stop_rule(ledger: &Ledger) -> Option<Stopped> {
+    let finished = ledger.generations.len() as u32;
+    let run = &ledger.settings.run;
+    if run.generations > 0 && finished >= run.generations {
+        return Some(Stopped::Generations(finished));
+    }
+    (run.plateau > 0 && ledger.failures_in_a_row() >= run.plateau).then(|| Stopped::Plateau(ledger.failures_in_a_row()))
 }

@@ -41,6 +41,10 @@ pub const fn file_size(hidden: usize) -> usize {
     HEADER_LEN + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 4
 }
 
+/// The largest file this format can describe: a net of hidden size [`MAX_HIDDEN`]
+/// (about 6.3 MB). Reading stops past it, so a path like `/dev/zero` is refused at once.
+pub const MAX_FILE_SIZE: usize = file_size(MAX_HIDDEN);
+
 /// What is wrong with a net file's content.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
@@ -53,6 +57,9 @@ pub enum FormatError {
         /// The file's size.
         actual: usize,
     },
+    /// Longer than any net file can be ([`MAX_FILE_SIZE`]).
+    #[error("more than {MAX_FILE_SIZE} bytes, larger than any net file (hidden size at most {MAX_HIDDEN})")]
+    TooLarge,
     /// The first eight bytes are not `FERZNNUE`.
     #[error("not a ferz net file: the magic is {found:?}, expected \"FERZNNUE\"")]
     BadMagic {
@@ -201,10 +208,19 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
 ///
 /// # Errors
 /// [`FormatError::Io`] if reading fails, else as [`parse`].
-pub fn read(mut input: impl Read, expected: Option<NetVariant>) -> Result<Network, FormatError> {
+pub fn read(input: impl Read, expected: Option<NetVariant>) -> Result<Network, FormatError> {
+    parse(&read_bounded(input)?, expected)
+}
+
+/// All of `input`, refused as [`FormatError::TooLarge`] as soon as it passes
+/// [`MAX_FILE_SIZE`] (an endless stream is not read to its end).
+fn read_bounded(input: impl Read) -> Result<Vec<u8>, FormatError> {
     let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes)?;
-    parse(&bytes, expected)
+    input.take(MAX_FILE_SIZE as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_FILE_SIZE {
+        return Err(FormatError::TooLarge);
+    }
+    Ok(bytes)
 }
 
 /// Loads the net file at `path` (see [`parse`]).
@@ -213,7 +229,12 @@ pub fn read(mut input: impl Read, expected: Option<NetVariant>) -> Result<Networ
 /// A [`LoadError`] naming the file and what is wrong with it.
 pub fn load(path: &Path, expected: Option<NetVariant>) -> Result<Network, LoadError> {
     let wrap = |source| LoadError { path: path.to_owned(), source };
-    let bytes = fs::read(path).map_err(|e| wrap(FormatError::Io(e)))?;
+    let file = fs::File::open(path).map_err(|e| wrap(FormatError::Io(e)))?;
+    // A regular file's size is known up front: a huge one is refused without reading it.
+    if file.metadata().is_ok_and(|m| m.is_file() && m.len() > MAX_FILE_SIZE as u64) {
+        return Err(wrap(FormatError::TooLarge));
+    }
+    let bytes = read_bounded(file).map_err(wrap)?;
     parse(&bytes, expected).map_err(wrap)
 }
 

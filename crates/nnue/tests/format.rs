@@ -151,3 +151,23 @@ fn scrlu_output_weights_out_of_kernel_range_are_refused() {
     let e = parse_err(&bytes, None);
     assert!(e.to_string().contains("output weight 5 is 200"), "{e}");
 }
+
+#[test]
+fn a_file_larger_than_any_net_is_refused_without_reading_it_all() {
+    use std::io::Read;
+    assert_eq!(format::MAX_FILE_SIZE, format::file_size(ferz_nnue::MAX_HIDDEN));
+    // An endless stream (what `/dev/zero` is) stops at the bound.
+    let endless = std::io::repeat(0).take(u64::MAX);
+    assert!(matches!(format::read(endless, None), Err(FormatError::TooLarge)));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.nnue");
+    std::fs::File::create(&path).unwrap().set_len(format::MAX_FILE_SIZE as u64 + 1).unwrap();
+    let e = format::load(&path, None).unwrap_err();
+    assert!(matches!(e.source, FormatError::TooLarge), "{e}");
+    assert!(e.to_string().contains("huge.nnue") && e.to_string().contains("larger than any net file"), "{e}");
+    #[cfg(unix)]
+    {
+        let e = format::load(std::path::Path::new("/dev/zero"), None).unwrap_err();
+        assert!(matches!(e.source, FormatError::TooLarge), "{e}");
+    }
+}

@@ -259,6 +259,8 @@ impl SelfplayConfig {
     /// # Errors
     /// The first value that cannot work, with its key and what to change.
     pub fn validate(&self) -> Result<(), InvalidSetting> {
+        // No games would write an empty shard and report it complete.
+        at_least("run.games", self.run.games, 1, "use at least 1 game")?;
         in_range("run.threads", self.run.threads, 0..=1024, "use 0 (one per CPU) to 1024")?;
         let weights = [self.variants.chess, self.variants.chess960, self.variants.shatranj];
         check(
@@ -268,10 +270,18 @@ impl SelfplayConfig {
             "give at least one of chess, chess960, shatranj a weight above 0",
         )?;
         match self.search.limit {
-            MoveLimit::Nodes => at_least("search.nodes", self.search.nodes, 1, "use at least 1 node")?,
+            MoveLimit::Nodes => {
+                in_range("search.nodes", self.search.nodes, 1..=1_000_000_000, "use 1 to 1000000000 nodes")?;
+            }
             MoveLimit::Depth => in_range("search.depth", self.search.depth, 1..=64, "use a depth from 1 to 64")?,
         }
         in_range("search.hash_mb", self.search.hash_mb, 1..=65_536, "use 1 to 65536 MiB")?;
+        check(
+            ferz_engine::tt::hash_limit_mb().is_none_or(|limit| self.search.hash_mb <= limit),
+            "search.hash_mb",
+            self.search.hash_mb,
+            "more than this machine can spare (three quarters of its available memory); use less",
+        )?;
         in_range("opening.multipv", self.opening.multipv, 1..=64, "use 1 to 64 candidates")?;
         at_least("opening.margin_cp", self.opening.margin_cp, 0, "use 0 or more")?;
         if self.opening.multipv_plies > 0 {

@@ -9,8 +9,9 @@ use ferz_engine::{Engine, EngineOptions, Nets, Score, SearchLimits, Signals};
 
 use crate::config::{MoveLimit, SearchConfig, SelfplayConfig};
 use crate::journal::ShardCache;
-use crate::opening::{Opening, random_plies};
+use crate::opening::GameStart;
 use ferz_book::cache::{CacheKey, update};
+use ferz_book::openings::random_plies;
 use ferz_chess::SplitMix64;
 
 /// Where a move of a game came from.
@@ -177,7 +178,7 @@ impl<'a> Player<'a> {
         &mut self,
         index: u64,
         rng: &mut SplitMix64,
-        draw_opening: &mut dyn FnMut(&mut SplitMix64) -> Opening,
+        draw_opening: &mut dyn FnMut(&mut SplitMix64) -> GameStart,
     ) -> Result<Option<GameRecord>, ferz_book::cache::CacheError> {
         if !self.config.search.keep_hash {
             self.engine.clear();
@@ -204,7 +205,7 @@ impl<'a> Player<'a> {
                 plies.push(Ply { mv: m, source, score: None, depth: 0 });
             }
             if game.outcome().is_none() {
-                for m in random_plies(game.position(), self.config.opening.random_plies, rng) {
+                for m in random_plies(&game, self.config.opening.random_plies, rng) {
                     game.play(m).expect("random plies are legal");
                     plies.push(Ply { mv: m, source: MoveSource::Random, score: None, depth: 0 });
                 }

@@ -15,4 +15,4 @@ pub mod invalid;
 pub mod layers;
 
 pub use invalid::{InvalidSetting, at_least, check, in_range};
-pub use layers::{ENV_PREFIX, LoadError, load};
+pub use layers::{ENV_PREFIX, LoadError, load, load_among, sections_of};

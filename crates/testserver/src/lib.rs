@@ -28,6 +28,7 @@
 //! assert!(server.url().starts_with("http://127.0.0.1:"));
 //! ```
 
+pub mod oracle;
 mod read;
 mod request;
 mod response;

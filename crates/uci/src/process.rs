@@ -347,6 +347,7 @@ impl UciEngine {
             let Some(name) = self.options.find(&option.name) else {
                 return Err(format!("has no option {:?} (it lists: {})", option.name, self.options.names()));
             };
+            self.options.check_value(name, &option.value)?;
             // The engine's own spelling: the protocol's names are case-sensitive for some engines.
             commands.push(if option.value.is_empty() {
                 format!("setoption name {name}")

@@ -249,6 +249,48 @@ impl OptionList {
         })
     }
 
+    /// Whether `value` is one the engine's listing of option `name` allows: a `spin` takes a
+    /// whole number within its `min`/`max`, a `check` `true` or `false`, a `combo` one of its
+    /// `var`s, a `button` no value. `Err` says what the listing allows.
+    ///
+    /// # Errors
+    /// A sentence naming the option, the value and what it allows.
+    pub fn check_value(&self, name: &str, value: &str) -> Result<(), String> {
+        let Some(line) = self.lines.iter().find(|line| option_name(line).eq_ignore_ascii_case(name.trim())) else {
+            return Ok(());
+        };
+        let words: Vec<&str> = line.split(" type ").nth(1).unwrap_or("").split_whitespace().collect();
+        let after = |key: &str| words.windows(2).find(|w| w[0] == key).map(|w| w[1]);
+        let name = option_name(line);
+        match words.first().copied() {
+            Some("spin") => {
+                let (min, max) = (
+                    after("min").and_then(|m| m.parse::<i64>().ok()),
+                    after("max").and_then(|m| m.parse::<i64>().ok()),
+                );
+                let range = format!(
+                    "{} to {}",
+                    min.map_or("?".into(), |m| m.to_string()),
+                    max.map_or("?".into(), |m| m.to_string())
+                );
+                match value.parse::<i64>() {
+                    Err(_) => Err(format!("option {name} takes a whole number from {range}, not {value:?}")),
+                    Ok(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => {
+                        Err(format!("option {name} takes {range}; {n} is out of range"))
+                    }
+                    Ok(_) => Ok(()),
+                }
+            }
+            Some("check") if !value.eq_ignore_ascii_case("true") && !value.eq_ignore_ascii_case("false") => {
+                Err(format!("option {name} takes true or false, not {value:?}"))
+            }
+            Some("combo") if !words.windows(2).any(|w| w[0] == "var" && w[1].eq_ignore_ascii_case(value)) => {
+                Err(format!("option {name} takes one of its listed values, not {value:?}"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The listed names, for error messages.
     #[must_use]
     pub fn names(&self) -> String {
@@ -350,6 +392,11 @@ mod tests {
         assert!(list.offers("uci_variant", "Shatranj"));
         assert!(!list.offers("UCI_Variant", "makruk"));
         assert_eq!(list.names(), "Move Overhead, UCI_Variant, Clear Hash");
+        assert_eq!(list.check_value("Move Overhead", "20"), Ok(()));
+        assert!(list.check_value("move overhead", "abc").unwrap_err().contains("whole number from 0 to 5000"));
+        assert!(list.check_value("Move Overhead", "999999").unwrap_err().contains("out of range"));
+        assert!(list.check_value("UCI_Variant", "makruk").is_err());
+        assert_eq!(list.check_value("UCI_Variant", "Shatranj"), Ok(()));
         assert_eq!("Move Overhead = 20".parse::<EngineOption>().unwrap(), EngineOption::new("Move Overhead", "20"));
         assert!("Hash".parse::<EngineOption>().is_err());
         assert_eq!("Clear Hash=".parse::<EngineOption>().unwrap().value, "");

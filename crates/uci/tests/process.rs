@@ -170,12 +170,7 @@ fn pondering_waits_for_ponderhit_or_stop() {
 
 #[test]
 fn stockfish_searches_and_ponders() {
-    let path =
-        std::env::var_os("FERZ_STOCKFISH").map_or_else(|| "/usr/games/stockfish".into(), std::path::PathBuf::from);
-    if !path.exists() {
-        eprintln!("skipped: Stockfish is not installed (apt package `stockfish`, or set FERZ_STOCKFISH)");
-        return;
-    }
+    let Some(path) = ferz_testserver::oracle::stockfish() else { return };
     let options = [EngineOption::new("Hash", "16"), EngineOption::new("threads", "1")];
     let setup = Setup { variant: Variant::Chess960, options: &options, ponder: true };
     let mut engine = UciEngine::start(&Launch::new(path, &[]), &setup, Timeouts::default()).unwrap();

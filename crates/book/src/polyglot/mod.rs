@@ -13,8 +13,9 @@ pub mod moves;
 mod random;
 pub mod reader;
 
+pub use crate::BookError;
 pub use export::{ExportError, export};
 pub use file::{ENTRY_SIZE, Entry, write_book};
 pub use key::{game_key, polyglot_key, polyglot_key_after};
 pub use moves::{decode_move, polyglot_move};
-pub use reader::{BookError, BookMove, PolyglotBook};
+pub use reader::{BookMove, PolyglotBook};

@@ -9,6 +9,7 @@ use memmap2::Mmap;
 use super::file::{ENTRY_SIZE, Entry};
 use super::key::polyglot_key_after;
 use super::moves::matches;
+use crate::BookError;
 
 /// A book move of a position: the legal move, its weight and its learn field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,47 +163,6 @@ impl fmt::Debug for PolyglotBook {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PolyglotBook").field("path", &self.path).field("entries", &self.len()).finish()
     }
-}
-
-/// Why a book cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum BookError {
-    /// The file cannot be opened or mapped.
-    #[error("{}: {error}", path.display())]
-    Io {
-        /// The book file.
-        path: PathBuf,
-        /// What the system reported (part of the message, not a separate cause).
-        error: std::io::Error,
-    },
-    /// The size is not a multiple of 16 bytes.
-    #[error(
-        "{}: truncated: {len} bytes is not a whole number of 16-byte entries (the entry at byte offset {offset} is cut short)",
-        path.display()
-    )]
-    Truncated {
-        /// The book file.
-        path: PathBuf,
-        /// Its size in bytes.
-        len: u64,
-        /// Where the incomplete entry starts.
-        offset: u64,
-    },
-    /// An entry's key is smaller than the one before it: lookups would miss moves.
-    #[error(
-        "{}: not sorted by key: the entry at byte offset {offset} has key {key:016x}, below the previous entry's {previous:016x} (not a Polyglot book, or a damaged one)",
-        path.display()
-    )]
-    Unsorted {
-        /// The book file.
-        path: PathBuf,
-        /// Where the out-of-order entry starts.
-        offset: u64,
-        /// Its key.
-        key: u64,
-        /// The key before it.
-        previous: u64,
-    },
 }
 
 #[cfg(test)]

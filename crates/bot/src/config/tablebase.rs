@@ -46,7 +46,7 @@ impl Default for TablebaseConfig {
             probe_depth: 1,
             rule50: true,
             online: false,
-            online_url: "https://tablebase.lichess.ovh".to_owned(),
+            online_url: "https://tablebase.lichess.org".to_owned(),
             online_timeout_ms: 1500,
             online_max_pieces: ONLINE_MAX_PIECES,
             min_time_s: 20,
@@ -92,7 +92,7 @@ mod tests {
         };
         let e = err(&|t| t.syzygy_path = "/nonexistent/syzygy".into());
         assert_eq!((e.key, e.value.as_str()), ("tablebase.syzygy_path", "/nonexistent/syzygy"));
-        assert_eq!(err(&|t| t.online_url = "tablebase.lichess.ovh".into()).key, "tablebase.online_url");
+        assert_eq!(err(&|t| t.online_url = "tablebase.lichess.org".into()).key, "tablebase.online_url");
         assert_eq!(err(&|t| t.online_timeout_ms = 0).key, "tablebase.online_timeout_ms");
         assert_eq!(err(&|t| t.online_max_pieces = 8).key, "tablebase.online_max_pieces");
         assert_eq!(err(&|t| t.probe_depth = 0).key, "tablebase.probe_depth");

@@ -63,9 +63,13 @@ pub fn go_for(limits: &SearchLimits, us: Color, overhead: Duration) -> Go {
 }
 
 /// How long, once the clock runs, a search may go without `bestmove` before the engine is
-/// stopped: the time the move should take (the clock's hard limit as ferz's own time
-/// management sets it, the move time; nothing for node and depth limits) plus `stall`, and
-/// never more than half the time left, so that a replacement move still fits.
+/// stopped.
+///
+/// Searching on the clock (`go wtime btime …`), the engine plans its own time, so it is cut
+/// only at the danger line: when what is left would fall below [`danger_reserve`], the time
+/// a `stop`, its grace and a replacement move need. Otherwise (a move time; node and depth
+/// limits, from the start) it is the time the move should take plus `stall`, never more than
+/// half the time left, so that a replacement move still fits.
 #[must_use]
 pub fn allowance(
     limits: &SearchLimits,
@@ -74,6 +78,10 @@ pub fn allowance(
     stall: Duration,
     remaining: Option<Duration>,
 ) -> Duration {
+    let on_clock = limits.nodes.is_none() && limits.depth.is_none() && limits.movetime.is_none();
+    if on_clock && let Some(left) = remaining {
+        return left.saturating_sub(danger_reserve(left, overhead)).max(MIN_MOVETIME);
+    }
     let expected = if limits.nodes.is_some() || limits.depth.is_some() {
         Duration::ZERO
     } else if let Some(movetime) = limits.movetime {
@@ -87,6 +95,15 @@ pub fn allowance(
         Some(left) => allowance.min(left / 2).max(MIN_MOVETIME),
         None => allowance,
     }
+}
+
+/// The part of `left` an engine searching on the clock must never eat into: half of it (no
+/// sane time management spends more on one move; a hung engine still leaves a clock to play
+/// on), and at least what `stop`, its grace and a replacement move take (overhead, the stop
+/// grace and the emergency search's cap).
+#[must_use]
+pub fn danger_reserve(left: Duration, overhead: Duration) -> Duration {
+    (left / 2).max(overhead + STOP_GRACE + EMERGENCY_CAP)
 }
 
 /// How long to wait for `bestmove` after `stop`, with `remaining` on our clock.
@@ -160,14 +177,22 @@ mod tests {
     }
 
     #[test]
-    fn the_allowance_is_the_expected_time_plus_the_stall_margin_within_half_the_clock() {
+    fn on_the_clock_the_engine_is_cut_only_at_the_danger_line() {
         let stall = 2000 * MS;
-        // Blitz: ferz's hard limit for 180 s + 2 s is about 35 s; half the clock is 90 s.
+        // 1+1 with 35 s left: ferz's own hard limit plus 2 s (about 10 s) used to cut a healthy
+        // engine; now it may use up to half its clock.
+        let bullet = allowance(&clock(35_000, 35_000, 1000), Color::White, 300 * MS, stall, Some(35_000 * MS));
+        assert_eq!(bullet, 17_500 * MS);
+        let own_hard = TimeBudget::new(&clock(35_000, 35_000, 1000), Color::White, 300 * MS, Instant::now()).hard;
+        assert!(bullet > own_hard.unwrap() + stall, "{bullet:?}");
+        // Blitz, 180 s: cut at 90 s.
         let blitz = allowance(&clock(180_000, 180_000, 2000), Color::White, 300 * MS, stall, Some(180_000 * MS));
-        assert!(blitz > 20_000 * MS && blitz < 45_000 * MS, "{blitz:?}");
-        // Bullet, 4 s left: at most 2 s.
-        let low = allowance(&clock(4000, 60_000, 0), Color::White, 300 * MS, stall, Some(4000 * MS));
-        assert_eq!(low, 2000 * MS);
+        assert_eq!(blitz, 90_000 * MS);
+        // 3 s left: the reserve's floor (overhead + stop grace + emergency search) holds 1.8 s.
+        let low = allowance(&clock(3000, 60_000, 0), Color::White, 300 * MS, stall, Some(3000 * MS));
+        assert_eq!(low, 1200 * MS);
+        // Nearly flagged: the shortest move time, never nothing.
+        assert_eq!(allowance(&clock(500, 60_000, 0), Color::White, 300 * MS, stall, Some(500 * MS)), 10 * MS);
         // Node limits: the stall margin alone; a move time: that time plus the margin.
         assert_eq!(allowance(&SearchLimits::nodes(9), Color::White, MS, stall, Some(60_000 * MS)), stall);
         assert_eq!(allowance(&SearchLimits::movetime(500 * MS), Color::White, MS, stall, None), 2500 * MS);

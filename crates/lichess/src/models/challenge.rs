@@ -82,10 +82,12 @@ impl ChallengeUser {
 pub enum TimeControl {
     /// A real-time clock.
     Clock {
-        /// Initial time in seconds.
-        limit: i64,
-        /// Increment in seconds.
-        increment: i64,
+        /// Initial time in seconds (optional in the specification).
+        #[serde(default)]
+        limit: Option<i64>,
+        /// Increment in seconds (optional in the specification).
+        #[serde(default)]
+        increment: Option<i64>,
         /// Display form, `5+2`.
         #[serde(default)]
         show: Option<String>,

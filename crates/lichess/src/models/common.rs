@@ -75,14 +75,39 @@ impl GameStatus {
     }
 }
 
-/// A status as `{id, name}` (the event stream's form; the game stream sends the name only).
+/// A status as `{id, name}` (the event stream's form), or as its name alone (the game stream,
+/// and `/api/account/playing` as the specification gives it): both decode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StatusWire")]
 pub struct StatusInfo {
     /// Numeric id (20 = started, 31 = resign, …).
     #[serde(default)]
     pub id: Option<i64>,
     /// The status name.
     pub name: GameStatus,
+}
+
+/// The two shapes of a status on the wire.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StatusWire {
+    /// `"mate"`.
+    Name(GameStatus),
+    /// `{"id": 30, "name": "mate"}`.
+    Object {
+        #[serde(default)]
+        id: Option<i64>,
+        name: GameStatus,
+    },
+}
+
+impl From<StatusWire> for StatusInfo {
+    fn from(wire: StatusWire) -> StatusInfo {
+        match wire {
+            StatusWire::Name(name) => StatusInfo { id: None, name },
+            StatusWire::Object { id, name } => StatusInfo { id, name },
+        }
+    }
 }
 
 /// A variant as `{key, name, short}`.

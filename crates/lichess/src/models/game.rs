@@ -204,6 +204,18 @@ pub struct OpponentGone {
     pub claim_win_in_seconds: Option<i64>,
 }
 
+/// A finished game as the server keeps it: PyChess's record, for the end its bare `gameEnd`
+/// does not tell (read by [`crate::Client::pychess_game_record`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The status, in Lichess's names (`started` while the game goes on).
+    pub status: GameStatus,
+    /// The winner, if any.
+    pub winner: Option<Color>,
+    /// Every move, UCI, space-separated, as a `gameState` would list them.
+    pub moves: String,
+}
+
 impl GameEvent {
     /// Decodes one JSON message; `Ok(None)` for a JSON keep-alive (`{"type":"ping"}`).
     pub(crate) fn from_value(value: Value) -> Result<Option<GameEvent>, serde_json::Error> {

@@ -65,6 +65,8 @@ mod common;
 mod event;
 mod game;
 #[cfg(test)]
+mod spec_tests;
+#[cfg(test)]
 mod tests;
 
 pub use account::{ChatMessage, PerfStats, Playing, TokenInfo, User, UserStatus};
@@ -74,4 +76,6 @@ pub use challenge::{
 };
 pub use common::{Color, Compat, GameStatus, Perf, Speed, StatusInfo, Variant};
 pub use event::{Event, GameEventInfo, Opponent};
-pub use game::{ChatLine, ChatRoom, Clock, Expiration, GameEvent, GameFull, GameState, OpponentGone, Player};
+pub use game::{
+    ChatLine, ChatRoom, Clock, Expiration, GameEvent, GameFull, GameRecord, GameState, OpponentGone, Player,
+};

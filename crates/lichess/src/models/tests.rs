@@ -120,7 +120,7 @@ fn response_examples() {
     assert!(challenge.challenger.is_bot());
     assert_eq!(
         challenge.time_control,
-        Some(TimeControl::Clock { limit: 600, increment: 0, show: Some("10+0".into()) })
+        Some(TimeControl::Clock { limit: Some(600), increment: Some(0), show: Some("10+0".into()) })
     );
     let list = fixture!("challenges-listYourChallenges.json");
     for dir in ["in", "out"] {
@@ -250,7 +250,7 @@ fn pychess_shapes_are_rewritten() {
     assert_eq!(challenge.challenger.user_id(), "alice");
     assert!(!challenge.challenger.is_bot());
     assert_eq!(challenge.variant.key, "shatranj");
-    assert_eq!(challenge.time_control, Some(TimeControl::Clock { limit: 300, increment: 3, show: None }));
+    assert_eq!(challenge.time_control, Some(TimeControl::Clock { limit: Some(300), increment: Some(3), show: None }));
     assert_eq!((challenge.dest_user, challenge.status, compat, challenge.chess960), (None, None, None, Some(false)));
 
     let full = json!({"type": "gameFull", "id": "pyGame01", "variant": {"name": "shatranj"}, "white": {"name": "Alice"},

@@ -1,0 +1,182 @@
+//! The run on disk: `state.json` (everything a resumed run needs), and what is derived from
+//! it after every iteration: `trajectory.csv`, `trajectory.svg` and `result.params`. Every file
+//! is written to a temporary name and renamed over the old one, so a run killed at any moment
+//! leaves either the old or the new file, never half of one. Only the state is flushed to disk
+//! before its rename (a power cut must not leave it empty); the others are derived from it.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::param::SpsaParam;
+
+/// One finished iteration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Iteration {
+    /// Its number, from 1.
+    pub k: u64,
+    /// Wins, draws and losses of the `θ + c·Δ` side.
+    pub wdl: [u64; 3],
+    /// The parameters after the update.
+    pub theta: Vec<f64>,
+}
+
+/// A run: its settings (to refuse resuming with other ones) and its iterations so far.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    /// The settings that decide the trajectory, as JSON: the parameters, the algorithm and the
+    /// games.
+    pub settings: serde_json::Value,
+    /// The parameters.
+    pub params: Vec<SpsaParam>,
+    /// The finished iterations, in order.
+    pub iterations: Vec<Iteration>,
+}
+
+/// A state file that cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// Reading or writing failed.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The file is not a state.
+    #[error("{path} is not an SPSA state file: {error}")]
+    Format {
+        /// The file.
+        path: String,
+        /// Why.
+        error: serde_json::Error,
+    },
+}
+
+impl State {
+    /// The parameters now: after the last iteration, or the start values.
+    #[must_use]
+    pub fn theta(&self) -> Vec<f64> {
+        self.iterations.last().map_or_else(|| self.params.iter().map(|p| p.start).collect(), |i| i.theta.clone())
+    }
+
+    /// Reads a state file; `None` if there is none.
+    ///
+    /// # Errors
+    /// A file that cannot be read or is not a state.
+    pub fn load(path: &Path) -> Result<Option<State>, StateError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(StateError::Io { path: path.display().to_string(), error }),
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|error| StateError::Format { path: path.display().to_string(), error })
+    }
+
+    /// Writes the state and the files derived from it into `dir`.
+    ///
+    /// # Errors
+    /// A file that cannot be written.
+    pub fn save(&self, dir: &Path) -> Result<(), StateError> {
+        let json = serde_json::to_string(self).expect("a state serialises");
+        write_atomic(&dir.join("state.json"), json.as_bytes(), true)?;
+        write_atomic(&dir.join("trajectory.csv"), self.csv().as_bytes(), false)?;
+        write_atomic(&dir.join("trajectory.svg"), self.svg().as_bytes(), false)?;
+        write_atomic(&dir.join("result.params"), self.result_params().as_bytes(), false)
+    }
+
+    /// The trajectory: a header, the start, then one row per iteration.
+    #[must_use]
+    pub fn csv(&self) -> String {
+        let mut csv = String::from("iteration,wins,draws,losses");
+        for p in &self.params {
+            let _ = write!(csv, ",{}", p.name);
+        }
+        csv.push('\n');
+        let start: Vec<f64> = self.params.iter().map(|p| p.start).collect();
+        let rows = std::iter::once((0, [0; 3], &start)).chain(self.iterations.iter().map(|i| (i.k, i.wdl, &i.theta)));
+        for (k, [w, d, l], theta) in rows {
+            let _ = write!(csv, "{k},{w},{d},{l}");
+            for value in theta {
+                let _ = write!(csv, ",{value:.4}");
+            }
+            csv.push('\n');
+        }
+        csv
+    }
+
+    /// The result: `NAME = value` per parameter (rounded for integer options), the format of
+    /// ferz's `ParamsFile` option.
+    #[must_use]
+    pub fn result_params(&self) -> String {
+        let mut text = format!("# ferz spsa after {} iterations\n", self.iterations.len());
+        for (p, value) in self.params.iter().zip(self.theta()) {
+            let _ = writeln!(text, "{} = {}", p.name, p.option_value(value));
+        }
+        text
+    }
+
+    /// Small multiples: one panel per parameter, its value over the iterations between its
+    /// minimum (bottom) and maximum (top), the start value dashed.
+    #[must_use]
+    pub fn svg(&self) -> String {
+        const W: f64 = 240.0;
+        const H: f64 = 110.0;
+        const COLUMNS: usize = 4;
+        let rows = self.params.len().div_ceil(COLUMNS);
+        let n = self.iterations.len().max(1) as f64;
+        let mut svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+             <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+            W * COLUMNS as f64,
+            H * rows as f64
+        );
+        for (index, p) in self.params.iter().enumerate() {
+            let (x0, y0) = ((index % COLUMNS) as f64 * W + 10.0, (index / COLUMNS) as f64 * H + 18.0);
+            let (w, h) = (W - 20.0, H - 30.0);
+            let span = (p.max - p.min).max(f64::MIN_POSITIVE);
+            let y = |v: f64| y0 + h - (v - p.min) / span * h;
+            let now = self.iterations.last().map_or(p.start, |i| i.theta[index]);
+            let _ = writeln!(
+                svg,
+                "<text x=\"{x0}\" y=\"{:.1}\">{} {} → {}</text>\n<rect x=\"{x0}\" y=\"{y0}\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#bbb\"/>\n\
+                 <line x1=\"{x0}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>",
+                y0 - 5.0,
+                p.name,
+                p.option_value(p.start),
+                p.option_value(now),
+                x0 + w,
+                y(p.start),
+                y(p.start)
+            );
+            let points: String = std::iter::once((0.0, p.start))
+                .chain(self.iterations.iter().map(|i| (i.k as f64, i.theta[index])))
+                .map(|(k, v)| format!("{:.1},{:.1} ", x0 + k / n * w, y(v)))
+                .collect();
+            let _ = writeln!(svg, "<polyline points=\"{}\" fill=\"none\" stroke=\"#1f5fbf\"/>", points.trim_end());
+        }
+        svg.push_str("</svg>\n");
+        svg
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed over
+/// `path`; with `durable`, flushed to disk before the rename.
+///
+/// # Errors
+/// When the temporary file cannot be written or renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), StateError> {
+    let io = |error| StateError::Io { path: path.display().to_string(), error };
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let temporary = path.with_file_name(name);
+    let mut file = std::fs::File::create(&temporary).map_err(io)?;
+    file.write_all(bytes).and_then(|()| if durable { file.sync_all() } else { Ok(()) }).map_err(io)?;
+    drop(file);
+    std::fs::rename(&temporary, path).map_err(io)
+}

@@ -1,0 +1,169 @@
+//! `ferz spsa`: the real binary tunes a fake engine (a real process, `tests/fake_uci.rs`'s
+//! `tunable` mode) whose games, arbitrated by `ferz match`'s machinery, go worse the farther
+//! its two options are from a known optimum; a run killed with SIGKILL and resumed ends where
+//! an uninterrupted one does; ferz lists and reads its own search parameters.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use ferz_tests::{TempDir, UciProcess, ferz_binary, run_ferz};
+
+/// The optimum of the fake engine's options (`Alpha`, `Beta`).
+const OPTIMUM: (f64, f64) = (40.0, -30.0);
+
+/// Writes a settings file tuning the fake engine for `iterations` into `dir/run`.
+fn settings(dir: &Path, iterations: u64) -> std::path::PathBuf {
+    let params = dir.join("fake.spsa");
+    std::fs::write(&params, "Alpha, int, 0, -100, 100, 8, 0.05\nBeta, int, 0, -100, 100, 8, 0.05\n").unwrap();
+    let config = dir.join("spsa.toml");
+    let text = format!(
+        "[engine]\ncommand = \"uci:{} tunable\"\noptions = []\n\n[params]\nfile = \"{}\"\n\n\
+         [spsa]\niterations = {iterations}\nseed = 7\n\n\
+         [games]\ntc = \"\"\nnodes = 1\npairs_per_iteration = 4\nconcurrency = 2\nrandom_plies = 4\n\
+         draw_adjudication = \"\"\nresign_adjudication = \"\"\n\n[output]\ndir = \"{}\"\n",
+        env!("CARGO_BIN_EXE_fake-uci"),
+        params.display(),
+        dir.join("run").display()
+    );
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+/// The last row of the trajectory: `(Alpha, Beta)`.
+fn final_values(dir: &Path) -> (f64, f64) {
+    let csv = std::fs::read_to_string(dir.join("run/trajectory.csv")).unwrap();
+    let last = csv.lines().last().unwrap();
+    let fields: Vec<f64> = last.split(',').map(|f| f.parse().unwrap()).collect();
+    (fields[4], fields[5])
+}
+
+fn distance((a, b): (f64, f64)) -> f64 {
+    ((a - OPTIMUM.0).powi(2) + (b - OPTIMUM.1).powi(2)).sqrt()
+}
+
+fn spsa(config: &Path) -> (i32, String, String) {
+    let output = run_ferz(&["spsa", "run", "--config", config.to_str().unwrap()]);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+#[test]
+fn spsa_moves_a_fake_engine_toward_its_optimum() {
+    let dir = TempDir::new("spsa-optimum");
+    let config = settings(dir.path(), 60);
+    let (code, stdout, stderr) = spsa(&config);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("Iteration 60/60") && stdout.contains("iterations/h"), "{stdout}");
+    let start = distance((0.0, 0.0));
+    let end = final_values(dir.path());
+    assert!(distance(end) < start * 0.5, "from distance {start:.1} only to {end:?} ({:.1})", distance(end));
+    let result = std::fs::read_to_string(dir.path().join("run/result.params")).unwrap();
+    assert!(result.contains(&format!("Alpha = {}", end.0.round())), "{result}");
+    let svg = std::fs::read_to_string(dir.path().join("run/trajectory.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.matches("<polyline").count() == 2, "{svg}");
+    // A second run with the same settings finds the run finished and plays nothing.
+    let (code, stdout, _) = spsa(&config);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("after iteration 60") && !stdout.contains("Iteration "), "{stdout}");
+}
+
+#[test]
+fn a_run_killed_and_resumed_equals_an_uninterrupted_one() {
+    let whole = TempDir::new("spsa-whole");
+    let (code, stdout, stderr) = spsa(&settings(whole.path(), 30));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+
+    let killed = TempDir::new("spsa-killed");
+    let config = settings(killed.path(), 30);
+    let mut child = Command::new(ferz_binary())
+        .args(["spsa", "run", "--config", config.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL) once the state holds a few iterations, as the state file says.
+    let state = killed.path().join("run/state.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let done = std::fs::read_to_string(&state).map(|s| s.matches("\"k\":").count()).unwrap_or(0);
+        if done >= 8 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it was killed");
+        assert!(std::time::Instant::now() < deadline, "no progress in the state file");
+        std::thread::yield_now();
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let at_kill = std::fs::read_to_string(&state).unwrap().matches("\"k\":").count();
+    assert!(at_kill < 30, "killed after the end");
+    let (code, stdout, stderr) = spsa(&config);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains(&format!("after iteration {at_kill}")), "{stdout}");
+    for file in ["state.json", "trajectory.csv", "result.params"] {
+        let read = |dir: &TempDir| std::fs::read_to_string(dir.path().join("run").join(file)).unwrap();
+        // The state names its params file, which differs between the two directories.
+        let normalise = |text: String, dir: &TempDir| text.replace(&dir.path().display().to_string(), "DIR");
+        assert_eq!(normalise(read(&whole), &whole), normalise(read(&killed), &killed), "{file} differs");
+    }
+}
+
+#[test]
+fn a_state_from_other_settings_is_refused() {
+    let dir = TempDir::new("spsa-other");
+    let config = settings(dir.path(), 2);
+    assert_eq!(spsa(&config).0, 0);
+    let text = std::fs::read_to_string(&config).unwrap().replace("seed = 7", "seed = 8");
+    std::fs::write(&config, text).unwrap();
+    let (code, _, stderr) = spsa(&config);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("other settings") && stderr.contains("state.json"), "{stderr}");
+    std::fs::write(&config, "[spsa]\niteratons = 3\n").unwrap();
+    let (code, _, stderr) = spsa(&config);
+    assert!(code == 1 && stderr.contains("iteratons"), "{stderr}");
+}
+
+#[test]
+fn ferz_lists_its_tunables_only_when_asked_and_reads_a_params_file() {
+    let params = run_ferz(&["spsa", "params"]);
+    let params = String::from_utf8(params.stdout).unwrap();
+    let names: Vec<&str> = params.lines().map(|l| l.split(',').next().unwrap()).collect();
+    assert!(names.len() > 30 && names.contains(&"RFP_MARGIN_PER_DEPTH"), "{params}");
+    assert!(params.lines().all(|l| l.split(',').count() == 7), "{params}");
+
+    let listing = |args: &[&str]| {
+        let mut engine = UciProcess::start(args);
+        engine.send("uci");
+        engine.read_until(10, |l| l == "uciok")
+    };
+    let plain = listing(&[]);
+    assert!(plain.iter().any(|l| l.starts_with("option name ParamsFile type string")), "{plain:?}");
+    assert!(!plain.iter().any(|l| l.contains("RFP_MARGIN_PER_DEPTH")), "{plain:?}");
+    let tuned = listing(&["uci", "--tune"]);
+    for name in &names {
+        assert!(tuned.iter().any(|l| l.starts_with(&format!("option name {name} type spin"))), "{name}: {tuned:?}");
+    }
+
+    // A params file changes the search, as the bench node count shows; a bad one is refused.
+    let dir = TempDir::new("spsa-params");
+    let file = dir.path().join("tuned.params");
+    std::fs::write(&file, "# tuned\nLMR_BASE = 150\nRFP_MARGIN_PER_DEPTH = 40\n").unwrap();
+    let nodes = |args: &[&str]| {
+        let out = String::from_utf8(run_ferz(args).stdout).unwrap();
+        out.lines().last().unwrap().split_whitespace().next().unwrap().to_owned()
+    };
+    let default = nodes(&["bench", "5"]);
+    let with_file = nodes(&["bench", "5", "--params", file.to_str().unwrap()]);
+    assert_ne!(default, with_file);
+    let mut engine = UciProcess::start(&[]);
+    engine.send(&format!("setoption name ParamsFile value {}", file.display()));
+    engine.send("isready");
+    let lines = engine.read_until(10, |l| l == "readyok");
+    assert!(lines.iter().any(|l| l.contains("set 2 search parameters")), "{lines:?}");
+    std::fs::write(&file, "NO_SUCH = 1\n").unwrap();
+    engine.send(&format!("setoption name ParamsFile value {}", file.display()));
+    engine.send("isready");
+    let lines = engine.read_until(10, |l| l == "readyok");
+    assert!(lines.iter().any(|l| l.contains("error") && l.contains("NO_SUCH")), "{lines:?}");
+}

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Color, DrawReason, Game, GameResult, Move, Outcome, Position, Role, WinReason};
 
-use ferz_uci::{EngineScore, Go};
+use ferz_uci::{EngineScore, Go, PonderStats};
 
 use crate::engine::{MoveRequest, Player, PlayerError};
 use crate::openings::Opening;
@@ -95,7 +95,7 @@ impl Termination {
 
 /// What an engine reported for the move it played.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Thought {
+pub struct MoveReport {
     /// Its evaluation, from its own side.
     pub score: Option<EngineScore>,
     /// The depth of that evaluation.
@@ -110,7 +110,7 @@ pub struct PlayedMove {
     /// The move.
     pub mv: Move,
     /// The engine's report, `None` for an opening move.
-    pub thought: Option<Thought>,
+    pub thought: Option<MoveReport>,
 }
 
 /// A finished (or abandoned) game.
@@ -132,37 +132,6 @@ pub struct GameRecord {
     pub reason: String,
     /// How each colour's pondering went (white, black); zero for players that do not ponder.
     pub ponder: [PonderStats; 2],
-}
-
-/// How a player's thinking on the opponent's time went.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PonderStats {
-    /// Moves the player searched (the denominator of the time saved per move).
-    pub moves: u32,
-    /// The opponent played the expected reply (`ponderhit`).
-    pub hits: u32,
-    /// The opponent played another move (`stop`, then a fresh search).
-    pub misses: u32,
-    /// Time spent pondering before the hits: the thinking a hit gives for free, on top of the
-    /// time the clock then grants.
-    pub pondered: Duration,
-}
-
-impl PonderStats {
-    /// Adds `other`'s counts.
-    pub fn add(&mut self, other: PonderStats) {
-        self.moves += other.moves;
-        self.hits += other.hits;
-        self.misses += other.misses;
-        self.pondered += other.pondered;
-    }
-
-    /// Hits per ponder search that was resolved, `None` before the first.
-    #[must_use]
-    pub fn hit_rate(&self) -> Option<f64> {
-        let resolved = self.hits + self.misses;
-        (resolved > 0).then(|| f64::from(self.hits) / f64::from(resolved))
-    }
 }
 
 impl GameRecord {
@@ -324,7 +293,7 @@ fn play_moves(
         record.ponder[us.index()].moves += 1;
         record.moves.push(PlayedMove {
             mv,
-            thought: Some(Thought { score: reply.score, depth: reply.depth, elapsed: reply.elapsed }),
+            thought: Some(MoveReport { score: reply.score, depth: reply.depth, elapsed: reply.elapsed }),
         });
         if let Some((result, reason)) = adjudicator.after_move(settings, us, fullmove, reply.score) {
             end(&mut record, result, Termination::Adjudication, reason);

@@ -47,8 +47,8 @@ pub mod stats;
 
 pub use engine::{MoveRequest, Player, PlayerError};
 // The UCI process layer lives in `ferz-uci`; these are the parts a match's caller names.
-pub use ferz_uci::{EngineOption, EngineScore, Reply, Timeouts, UciEngine, UciError};
-pub use game::{GameRecord, GameSettings, PonderStats, Termination, play_game};
+pub use ferz_uci::{EngineOption, EngineScore, PonderStats, Reply, Timeouts, UciEngine, UciError};
+pub use game::{GameRecord, GameSettings, Termination, play_game};
 pub use openings::{BookOrder, Opening, OpeningSettings, load_book, schedule};
 pub use resume::{PlayedGame, ResumeError, load_played};
 pub use runner::{MatchConfig, MatchControl, MatchError, MatchSummary, run_match};

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use ferz_chess::{GameResult, PgnMove, write_pgn};
 
-use crate::game::{GameRecord, Thought};
+use crate::game::{GameRecord, MoveReport};
 
 /// What the PGN needs besides the game itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub fn today() -> String {
     ferz_chess::pgn_date_today()
 }
 
-fn comment(thought: &Thought) -> String {
+fn comment(thought: &MoveReport) -> String {
     let mut text = String::new();
     if let Some(score) = thought.score {
         text.push_str(&score.to_string());
@@ -91,7 +91,7 @@ mod tests {
         let mut moves = Vec::new();
         for (i, text) in ucis.iter().enumerate() {
             let mv = position.parse_uci(text).unwrap();
-            let thought = (i >= book).then_some(Thought {
+            let thought = (i >= book).then_some(MoveReport {
                 score: Some(EngineScore::Cp(35 - 10 * i as i32)),
                 depth: Some(7),
                 elapsed: Duration::from_millis(153),

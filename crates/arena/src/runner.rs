@@ -14,13 +14,14 @@ use ferz_chess::{Color, Variant};
 use ferz_uci::{Launch, Reply, Setup, Timeouts, UciEngine, UciError};
 
 use crate::engine::{MoveRequest, Player, PlayerError};
-use crate::game::{GameRecord, GameSettings, PonderStats, Termination, play_game};
+use crate::game::{GameRecord, GameSettings, Termination, play_game};
 use crate::openings::Opening;
 use crate::pgn::{PgnContext, today, write_game};
 use crate::resume::PlayedGame;
 use crate::spec::EngineConfig;
 use crate::stats::{GameScore, Pentanomial, Sprt, SprtStatus, Wdl};
 use ferz_chess::GameResult;
+use ferz_uci::PonderStats;
 
 /// Everything a match needs.
 #[derive(Clone, Debug)]

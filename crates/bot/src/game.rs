@@ -1101,7 +1101,7 @@ impl GameTask {
             plies,
             ponder_hits = ponder.hits,
             ponder_misses = ponder.misses,
-            pondered_ms = ponder.pondered_before_hits.as_millis() as u64,
+            pondered_ms = ponder.pondered.as_millis() as u64,
             error = ?self.error,
             "game over"
         );

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Game, Move, Position};
 use ferz_engine::{Engine, Score, SearchLimits};
+use ferz_uci::PonderStats;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -82,17 +83,6 @@ pub enum NoMove {
     /// search again.
     #[error("the search failed")]
     Failed,
-}
-
-/// Ponder hits and misses of one game.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PonderStats {
-    /// The opponent played the expected move.
-    pub hits: u32,
-    /// The opponent played another move.
-    pub misses: u32,
-    /// Time searched on the opponent's clock before the hits, summed: what the hits saved.
-    pub pondered_before_hits: Duration,
 }
 
 /// How the game's search is told what happened.
@@ -163,7 +153,7 @@ impl Search {
         self.pondering_since = None;
         if self.is_for(game) {
             stats.hits += 1;
-            stats.pondered_before_hits += at.saturating_duration_since(since);
+            stats.pondered += at.saturating_duration_since(since);
             self.hit = true;
             self.state_at = at;
             self.started = at;
@@ -308,6 +298,7 @@ impl Player {
             Ok((brain, outcome)) => {
                 self.brain = Some(brain);
                 let thought = outcome?;
+                self.stats.moves += 1;
                 self.last = Some(thought.clone());
                 Ok(thought)
             }

@@ -27,9 +27,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod ponder;
 pub mod process;
 pub mod protocol;
 
+pub use ponder::PonderStats;
 pub use process::{Launch, Reply, STOP_GRACE, Setup, Timeouts, UciControl, UciEngine, UciError};
 pub use protocol::{
     BestMove, EngineOption, EngineScore, Go, Info, OptionList, OptionSyntaxError, parse_bestmove, parse_info,

@@ -39,33 +39,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$work/loop.toml" <<'TOML'
-[loop]
-seed = 11
-generations = 2
-threads = 1
-
-[selfplay]
-games = 20
-shards = 2
-nodes = 400
-multipv_plies = 0
-random_plies = 6
-hash_mb = 2
-
-[train]
-epochs = 2
-batch_size = 256
-lr = 0.00001
-
-[gate]
-nodes = 400
-games = 60
-elo0 = -200
-elo1 = -100
-concurrency = 1
-hash_mb = 4
-TOML
+# The kill tests' tiny loop (tests/data/loop/tiny.toml), with longer shards so that the kill
+# from outside lands in generation 1's self-play.
+cp "$root/tests/data/loop/tiny.toml" "$work/loop.toml"
+export FERZ__SELFPLAY__GAMES=20 FERZ__SELFPLAY__NODES=400 FERZ__GATE__NODES=400
 
 run_loop() { # dir [fault point]; prints the exit status
     local dir=$1 point=${2:-}

@@ -385,35 +385,10 @@ done
 
 # --- the improvement loop on Slurm ------------------------------------------------------
 if [ "$LOOP_GENERATIONS" -gt 0 ]; then
-  cat >"$work/loop.toml" <<EOF
-# Two shards a generation, two epochs of fine-tuning, a gate at fixed nodes: every stage is
-# deterministic with one thread, so the Slurm run must equal a run on this machine alone.
-[loop]
-seed = 3
-generations = $LOOP_GENERATIONS
-threads = 1
-
-[selfplay]
-games = $LOOP_GAMES
-shards = 2
-nodes = $NODES
-multipv_plies = 0
-random_plies = 6
-hash_mb = 2
-
-[train]
-epochs = 2
-batch_size = 256
-lr = 0.00001
-
-[gate]
-nodes = 400
-games = 60
-elo0 = -200
-elo1 = -100
-concurrency = 1
-hash_mb = 4
-EOF
+  # The kill tests' tiny loop (tests/data/loop/tiny.toml), as long as asked; the variables go
+  # with every job (sbatch passes the environment on) and to the loop alone below.
+  cp "$root/tests/data/loop/tiny.toml" "$work/loop.toml"
+  export FERZ__LOOP__GENERATIONS=$LOOP_GENERATIONS FERZ__SELFPLAY__GAMES=$LOOP_GAMES FERZ__SELFPLAY__NODES=$NODES
   say "the loop: $LOOP_GENERATIONS generations of 2 x $LOOP_GAMES games on Slurm; shard task 1 of generation 1 will be killed"
   started=$(date +%s.%N)
   deadline=$(($(date +%s) + TIMEOUT * LOOP_GENERATIONS))

@@ -8,37 +8,10 @@ use std::process::{Command, Output};
 
 use ferz_tests::{TempDir, ferz_binary};
 
-/// Two generations of two 6-game shards at 300 nodes; one training epoch of fine-tuning at a
-/// tiny learning rate (so each candidate is as strong as the best net and the gate, with bounds
-/// that accept an equal net, promotes it); gate games one at a time, so that they are the same
-/// games however often the match is resumed.
-const SETTINGS: &str = r#"
-[loop]
-seed = 7
-generations = 2
-threads = 1
-
-[selfplay]
-games = 6
-shards = 2
-nodes = 300
-multipv_plies = 0
-random_plies = 6
-hash_mb = 2
-
-[train]
-epochs = 2
-batch_size = 256
-lr = 0.00001
-
-[gate]
-nodes = 300
-games = 60
-elo0 = -200
-elo1 = -100
-concurrency = 1
-hash_mb = 4
-"#;
+/// The settings of two tiny generations, shared with scripts/loop-e2e.sh and slurm-e2e.sh.
+fn settings() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/loop/tiny.toml")).unwrap()
+}
 
 fn run_loop(dir: &Path, config: &Path, kill_at: Option<&str>) -> Output {
     let mut command = Command::new(ferz_binary());
@@ -85,7 +58,7 @@ fn rounded(value: &serde_json::Value) -> serde_json::Value {
 fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     let tmp = TempDir::new("loop-kill");
     let config = tmp.path().join("loop.toml");
-    std::fs::write(&config, SETTINGS).unwrap();
+    std::fs::write(&config, settings()).unwrap();
 
     let unbroken = tmp.path().join("unbroken");
     let output = run_loop(&unbroken, &config, None);
@@ -139,7 +112,7 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     assert!(std::fs::read(killed.join("ledger.json")).unwrap() == before);
 
     // Other settings are refused, naming the key; more generations are allowed.
-    std::fs::write(&config, SETTINGS.replace("seed = 7", "seed = 8")).unwrap();
+    std::fs::write(&config, settings().replace("seed = 7", "seed = 8")).unwrap();
     let output = run_loop(&killed, &config, None);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -142,7 +142,11 @@ pub struct DatasetManifest {
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so readers
 /// see the old file or the new one, never half of one.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
+    // The temporary name is the writer's own: processes writing one file at once (a loop's
+    // scheduler tasks opening its ledger) each rename a whole file of their own over it.
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(name);
     let mut file = std::fs::File::create(&tmp)?;
     serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
     file.write_all(b"\n")?;
@@ -250,7 +254,8 @@ mod tests {
         write_json_atomic(&path, &Tally { games: 3, ..Tally::default() }).unwrap();
         let back: Tally = read_json(&path).unwrap();
         assert_eq!(back.games, 3);
-        assert!(!dir.path().join("t.json.tmp").exists());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, [std::ffi::OsString::from("t.json")], "a temporary file was left");
         std::fs::write(&path, "{").unwrap();
         assert!(read_json::<Tally>(&path).unwrap_err().contains("EOF"));
     }

@@ -163,6 +163,12 @@ pub enum Stopped {
 /// # Errors
 /// A ledger that cannot be read, or settings that would change what the generations are.
 pub fn open(dir: &Path, settings: &LoopConfig) -> Result<Ledger, LoopError> {
+    open_as(dir, settings, true)
+}
+
+/// [`open`], persisting a change of the run controls only when `write` (the tasks of a job
+/// array read the ledger side by side and leave it to the job after them).
+fn open_as(dir: &Path, settings: &LoopConfig, write: bool) -> Result<Ledger, LoopError> {
     std::fs::create_dir_all(dir).map_err(|source| LoopError::Io { path: dir.to_path_buf(), source })?;
     let Some(mut ledger) = Ledger::load(dir)? else {
         let ledger = Ledger::new(settings.clone());
@@ -178,7 +184,9 @@ pub fn open(dir: &Path, settings: &LoopConfig) -> Result<Ledger, LoopError> {
     }
     if ledger.settings != allowed {
         ledger.settings = allowed;
-        ledger.save(dir)?;
+        if write {
+            ledger.save(dir)?;
+        }
     }
     Ok(ledger)
 }
@@ -196,7 +204,7 @@ pub fn run(
     control: &Control,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Stopped, LoopError> {
-    let mut ledger = open(dir, settings)?;
+    let mut ledger = open_as(dir, settings, !matches!(scope, Scope::Shard(_)))?;
     if scope == Scope::Loop {
         report::write(dir, &ledger)?;
     }

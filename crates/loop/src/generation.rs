@@ -637,12 +637,3 @@ impl std::io::Write for GateLog<'_> {
         Ok(())
     }
 }
-
-/// Whether a stop was asked for.
-impl Control {
-    /// True once Ctrl-C (or a test) asked the loop to stop.
-    #[must_use]
-    pub fn stopping(&self) -> bool {
-        self.signals.stop.load(Ordering::Relaxed)
-    }
-}

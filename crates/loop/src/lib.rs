@@ -83,6 +83,12 @@ pub struct Control {
 }
 
 impl Control {
+    /// True once Ctrl-C (or a test) asked the loop to stop.
+    #[must_use]
+    pub fn stopping(&self) -> bool {
+        self.signals.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Asks every stage to stop where it can continue from.
     pub fn stop(&self) {
         self.signals.stop.store(true, std::sync::atomic::Ordering::SeqCst);

@@ -398,7 +398,11 @@ pub fn run_shard(
     let checkpoint = if resume && checkpoint_path.exists() {
         let checkpoint: Checkpoint = read_json(&checkpoint_path)
             .map_err(|reason| RunError::Resume { path: dir.display().to_string(), reason })?;
-        if checkpoint.settings != *config || checkpoint.shard != (shard.index, shard.count) {
+        // The checkpoint lives inside the output directory, so a resume reaching it under another
+        // spelling of that path (relative, absolute, through a link) is the same run.
+        let mut same_place = config.clone();
+        same_place.run.out.clone_from(&checkpoint.settings.run.out);
+        if checkpoint.settings != same_place || checkpoint.shard != (shard.index, shard.count) {
             return Err(RunError::Resume {
                 path: dir.display().to_string(),
                 reason: "it was started with other settings or another shard count; run without --resume to start over"

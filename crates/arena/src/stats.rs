@@ -342,11 +342,15 @@ impl fmt::Display for SprtStatus {
     }
 }
 
+/// The largest normalized Elo an SPRT bound may have (see [`Sprt::new`]).
+pub const MAX_NORMALIZED_ELO: f64 = 200.0;
+
 impl Sprt {
     /// Checks the parameters.
     ///
     /// # Errors
-    /// When `elo0 >= elo1`, α or β is outside (0, 1), or `α + β >= 1`.
+    /// When `elo0 >= elo1`, α or β is outside (0, 1), `α + β >= 1`, or a normalized bound lies
+    /// beyond ±[`MAX_NORMALIZED_ELO`].
     pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64, model: SprtModel) -> Result<Sprt, SprtError> {
         // Written to reject NaN as well.
         if elo0.partial_cmp(&elo1) != Some(std::cmp::Ordering::Less) {
@@ -359,6 +363,14 @@ impl Sprt {
         }
         if alpha + beta >= 1.0 {
             return Err(SprtError(format!("alpha + beta ({}) must be less than 1", alpha + beta)));
+        }
+        // Beyond this the normalized model asks for more than 0.8 standard deviations of pair
+        // score per pair, and its likelihood maximisation stops converging (the LLR would be NaN
+        // and the test would never stop). Changes worth an SPRT are far inside it.
+        if model == SprtModel::Normalized && elo0.abs().max(elo1.abs()) > MAX_NORMALIZED_ELO {
+            return Err(SprtError(format!(
+                "normalized Elo bounds must lie within ±{MAX_NORMALIZED_ELO} (got [{elo0}, {elo1}])"
+            )));
         }
         Ok(Sprt { elo0, elo1, alpha, beta, model })
     }
@@ -480,6 +492,27 @@ mod tests {
     fn penta(counts: [u64; 5]) -> Pentanomial {
         let [ll, ld, dd, wd, ww] = counts;
         Pentanomial { ll, ld, dd, wl: 0, wd, ww }
+    }
+
+    #[test]
+    fn the_llr_is_finite_for_every_count_at_the_widest_bounds_allowed() {
+        // Every mix of empty, single, small and huge counts, including one outcome only (a gate
+        // of two equal engines that draws every pair, or a mismatch that wins every game).
+        let values = [0_u64, 1, 100_000];
+        for (model, widest) in [(SprtModel::Normalized, MAX_NORMALIZED_ELO), (SprtModel::Logistic, 400.0)] {
+            for (elo0, elo1) in [(-widest, widest), (0.0, widest), (-widest, 0.0), (0.0, 5.0), (-3.0, 1.0)] {
+                let sprt = Sprt::new(elo0, elo1, 0.05, 0.05, model).unwrap();
+                for code in 1..values.len().pow(5) {
+                    let digit = |i: u32| values[code / values.len().pow(i) % values.len()];
+                    let counts = [digit(0), digit(1), digit(2), digit(3), digit(4)];
+                    let llr = sprt.llr(&penta(counts));
+                    assert!(llr.is_finite(), "{model} [{elo0}, {elo1}] {counts:?}: {llr}");
+                }
+            }
+        }
+        let too_wide = Sprt::new(0.0, MAX_NORMALIZED_ELO + 1.0, 0.05, 0.05, SprtModel::Normalized);
+        assert!(too_wide.unwrap_err().to_string().contains("within ±200"));
+        assert!(Sprt::new(0.0, 300.0, 0.05, 0.05, SprtModel::Logistic).is_ok());
     }
 
     #[test]

@@ -244,7 +244,7 @@ impl LoopConfig {
             ferz_arena::Sprt::new(g.elo0, g.elo1, g.alpha, g.beta, ferz_arena::SprtModel::Normalized).is_ok(),
             "gate.elo0",
             g.elo0,
-            "elo0 must be below elo1, alpha and beta between 0 and 1 with alpha + beta below 1",
+            "elo0 must be below elo1, both within ±200 (normalized Elo), alpha and beta between 0 and 1 with alpha + beta below 1",
         )?;
         at_least("gate.concurrency", g.concurrency, 1, "play at least one game at a time")?;
         at_least("gate.hash_mb", g.hash_mb, 1, "use at least 1 MiB")?;

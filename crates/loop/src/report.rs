@@ -216,16 +216,62 @@ pub fn html(ledger: &Ledger, tables: &str) -> String {
     )
 }
 
-/// Draws into an SVG string; a drawing error leaves a note instead of a plot (the report is
-/// still written).
-fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Result<(), String>) -> String {
+/// What a plot's frame shows: the title, the axes and their ranges.
+struct Frame<'a> {
+    caption: &'a str,
+    x_desc: &'a str,
+    y_desc: &'a str,
+    x_range: std::ops::Range<f64>,
+    y_range: std::ops::Range<f64>,
+    /// How many labels on the x axis (whole numbers: generations or epochs).
+    x_labels: usize,
+    /// Room for the y axis' labels, in pixels.
+    y_label_width: u32,
+}
+
+/// A chart of `f64` against `f64` in an SVG drawing.
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Draws a plot in `frame` into an SVG string: `series` draws into the chart and says whether
+/// it labelled series for a legend. A drawing error leaves a note instead of a plot (the
+/// report is still written).
+fn plot(frame: &Frame<'_>, series: impl FnOnce(&mut Chart<'_, '_>) -> Result<bool, String>) -> String {
     let mut out = String::new();
     let result = {
         let root = SVGBackend::with_string(&mut out, (960, 360)).into_drawing_area();
-        root.fill(&WHITE)
-            .map_err(|e| e.to_string())
-            .and_then(|()| draw(&root))
-            .and_then(|()| root.present().map_err(|e| e.to_string()))
+        let draw = || -> Result<(), String> {
+            let e = |e: &dyn std::fmt::Display| e.to_string();
+            root.fill(&WHITE).map_err(|x| e(&x))?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(frame.caption, ("sans-serif", 18))
+                .margin(12)
+                .x_label_area_size(36)
+                .y_label_area_size(frame.y_label_width)
+                .build_cartesian_2d(frame.x_range.clone(), frame.y_range.clone())
+                .map_err(|x| e(&x))?;
+            chart
+                .configure_mesh()
+                .x_desc(frame.x_desc)
+                .y_desc(frame.y_desc)
+                .x_labels(frame.x_labels)
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .draw()
+                .map_err(|x| e(&x))?;
+            if series(&mut chart)? {
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .draw()
+                    .map_err(|x| e(&x))?;
+            }
+            root.present().map_err(|x| e(&x))
+        };
+        draw()
     };
     match result {
         Ok(()) => out,
@@ -233,28 +279,27 @@ fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -
     }
 }
 
+/// A legend's mark: a short line in the series' colour.
+fn legend_line(color: RGBAColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+}
+
 fn elo_plot(ledger: &Ledger) -> String {
     let curve = cumulative_elo(&ledger.generations);
     let last_gen = ledger.generations.len().max(1) as f64;
     let low = curve.iter().map(|p| p.elo - p.margin).fold(0.0_f64, f64::min) - 10.0;
     let high = curve.iter().map(|p| p.elo + p.margin).fold(0.0_f64, f64::max) + 10.0;
-    svg(|root| {
+    let frame = Frame {
+        caption: "Elo of the best net over generation 0 (95% interval)",
+        x_desc: "generation",
+        y_desc: "Elo",
+        x_range: -0.2..last_gen + 0.2,
+        y_range: low..high,
+        x_labels: last_gen as usize + 1,
+        y_label_width: 56,
+    };
+    plot(&frame, |chart| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
-        let mut chart = ChartBuilder::on(root)
-            .caption("Elo of the best net over generation 0 (95% interval)", ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(56)
-            .build_cartesian_2d(-0.2..last_gen + 0.2, low..high)
-            .map_err(|x| e(&x))?;
-        chart
-            .configure_mesh()
-            .x_desc("generation")
-            .y_desc("Elo")
-            .x_labels(last_gen as usize + 1)
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .draw()
-            .map_err(|x| e(&x))?;
         chart
             .draw_series(LineSeries::new(curve.iter().map(|p| (f64::from(p.generation), p.elo)), &BLUE))
             .map_err(|x| e(&x))?;
@@ -277,7 +322,7 @@ fn elo_plot(ledger: &Ledger) -> String {
                 Circle::new((f64::from(g.generation), g.gate.elo), 3, style)
             }))
             .map_err(|x| e(&x))?;
-        Ok(())
+        Ok(false)
     })
 }
 
@@ -292,23 +337,17 @@ fn loss_plot(ledger: &Ledger) -> String {
     let low = values.iter().copied().fold(f64::INFINITY, f64::min);
     let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (low, high) = if low.is_finite() && high > low { (low * 0.95, high * 1.05) } else { (0.0, 1.0) };
-    svg(|root| {
+    let frame = Frame {
+        caption: "Loss per epoch (solid: validation, dashed: training)",
+        x_desc: "epoch",
+        y_desc: "loss",
+        x_range: 0.5..epochs + 0.5,
+        y_range: low..high,
+        x_labels: epochs as usize,
+        y_label_width: 72,
+    };
+    plot(&frame, |chart| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
-        let mut chart = ChartBuilder::on(root)
-            .caption("Loss per epoch (solid: validation, dashed: training)", ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(72)
-            .build_cartesian_2d(0.5..epochs + 0.5, low..high)
-            .map_err(|x| e(&x))?;
-        chart
-            .configure_mesh()
-            .x_desc("epoch")
-            .y_desc("loss")
-            .x_labels(epochs as usize)
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .draw()
-            .map_err(|x| e(&x))?;
         for (i, g) in ledger.generations.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let validation = g.train.epochs.iter().filter_map(|ep| ep.validation.map(|v| (f64::from(ep.epoch), v)));
@@ -316,7 +355,7 @@ fn loss_plot(ledger: &Ledger) -> String {
                 .draw_series(LineSeries::new(validation, color.stroke_width(2)))
                 .map_err(|x| e(&x))?
                 .label(format!("gen {}", g.generation))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+                .legend(legend_line(color));
             chart
                 .draw_series(DashedLineSeries::new(
                     g.train.epochs.iter().map(|ep| (f64::from(ep.epoch), ep.train)),
@@ -326,15 +365,7 @@ fn loss_plot(ledger: &Ledger) -> String {
                 ))
                 .map_err(|x| e(&x))?;
         }
-        if !ledger.generations.is_empty() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|x| e(&x))?;
-        }
-        Ok(())
+        Ok(!ledger.generations.is_empty())
     })
 }
 
@@ -342,23 +373,17 @@ fn time_plot(ledger: &Ledger) -> String {
     let last_gen = ledger.generations.len().max(1) as f64;
     let high =
         ledger.generations.iter().flat_map(|g| g.stages.values()).map(|t| t.wall_seconds).fold(1.0_f64, f64::max);
-    svg(|root| {
+    let frame = Frame {
+        caption: "Wall seconds per stage",
+        x_desc: "generation",
+        y_desc: "seconds",
+        x_range: 0.5..last_gen + 0.5,
+        y_range: 0.0..high * 1.1,
+        x_labels: last_gen as usize,
+        y_label_width: 64,
+    };
+    plot(&frame, |chart| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
-        let mut chart = ChartBuilder::on(root)
-            .caption("Wall seconds per stage", ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.5..last_gen + 0.5, 0.0..high * 1.1)
-            .map_err(|x| e(&x))?;
-        chart
-            .configure_mesh()
-            .x_desc("generation")
-            .y_desc("seconds")
-            .x_labels(last_gen as usize)
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .draw()
-            .map_err(|x| e(&x))?;
         for (i, stage) in STAGES.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let points: Vec<(f64, f64)> = ledger
@@ -367,17 +392,11 @@ fn time_plot(ledger: &Ledger) -> String {
                 .filter_map(|g| g.stages.get(*stage).map(|t| (f64::from(g.generation), t.wall_seconds)))
                 .collect();
             chart
-                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)).point_size(3))
+                .draw_series(LineSeries::new(points, color.stroke_width(2)).point_size(3))
                 .map_err(|x| e(&x))?
                 .label(*stage)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+                .legend(legend_line(color));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|x| e(&x))?;
-        Ok(())
+        Ok(true)
     })
 }

@@ -28,38 +28,53 @@ use ferz_engine::see::see_ge;
 
 use crate::data::Record;
 
-/// Everything `tune` needs.
-#[derive(Clone, Debug)]
+/// Everything `tune` needs; also its command line (`ferz-tune tune --help`).
+#[derive(Clone, Debug, clap::Args)]
 pub struct TuneConfig {
-    /// Chess (and Chess960) or Shatranj.
+    /// `chess` tunes the chess and Chess960 weights.
+    #[arg(long)]
     pub variant: Variant,
     /// Dataset files.
+    #[arg(long, num_args = 1.., required = true)]
     pub data: Vec<PathBuf>,
     /// Adam epochs per round.
+    #[arg(long, default_value_t = 400)]
     pub epochs: usize,
     /// Linearise-and-optimise rounds.
+    #[arg(long, default_value_t = 3)]
     pub rounds: usize,
-    /// Adam's step size in weight units (centipawns for most weights).
+    /// Adam step size, in weight units (centipawns for most weights).
+    #[arg(long, default_value_t = 1.0)]
     pub learning_rate: f64,
-    /// Share of each file, taken from its end, held out for validation.
+    /// Share of each file (its end) held out for validation.
+    #[arg(long, default_value_t = 0.1)]
     pub validation_fraction: f64,
-    /// Threads for the linearisation.
+    /// Threads for measuring the coefficients.
+    #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Drop positions whose search score is beyond this (decided games teach little).
+    /// Drop positions with a search score beyond this (decided games teach little).
+    #[arg(long, default_value_t = 2000)]
     pub max_score: i32,
-    /// Drop positions whose static evaluation and search score differ by more than this
-    /// (tactics the evaluation cannot see).
+    /// Drop positions whose static evaluation is this far from the search score (tactics the
+    /// evaluation cannot see).
+    #[arg(long, default_value_t = 300)]
     pub max_eval_diff: i32,
-    /// Weight of the game result in the training target; the rest is `sigmoid(K × score)` of
-    /// the search score (1: pure Texel tuning against results).
+    /// Weight of the game result in the target; the rest is sigmoid(K x search score) (1: pure
+    /// Texel tuning against results).
+    #[arg(long, default_value_t = 1.0)]
     pub lambda: f64,
-    /// Which `K` turns the search score into an expected result.
+    /// Which K turns search scores into expected results: `shared` (the evaluation's K; our
+    /// own scores) or `fitted` (fitted to the scores and results; another engine's scores).
+    #[arg(long, value_enum, default_value_t = ScoreK::Shared)]
     pub score_k: ScoreK,
-    /// Use at most this many positions per file (0: all).
+    /// Read at most this many lines per file (0: all).
+    #[arg(long, default_value_t = 0)]
     pub limit: usize,
-    /// Where to write the tuned weights as Rust source.
+    /// Where to write the tuned weights (e.g. crates/engine/src/eval/chess_weights.rs).
+    #[arg(long)]
     pub out_rs: Option<PathBuf>,
     /// The command line, for the generated file's header.
+    #[arg(skip)]
     pub command: String,
 }
 

@@ -34,7 +34,7 @@ use crate::cpu::{StageTime, Stopwatch};
 use crate::ledger::{
     DataRecord, EpochLoss, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file,
 };
-use crate::{Control, LoopError, Progress, fault};
+use crate::{Control, LoopError, Progress, Stage, fault};
 
 /// The directory of generation `g`.
 #[must_use]
@@ -92,10 +92,10 @@ pub fn run_generation(
     let gen_dir = generation_dir(dir, g);
     std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
     let player = ledger.best();
-    let mut stages: BTreeMap<String, StageTime> =
+    let mut stages: BTreeMap<Stage, StageTime> =
         if gen_dir.join(STAGES_FILE).exists() { read(&gen_dir.join(STAGES_FILE))? } else { BTreeMap::new() };
-    let timed = |stages: &mut BTreeMap<String, StageTime>, name: &str, watch: Stopwatch| {
-        stages.entry(name.to_owned()).or_default().add(watch.elapsed());
+    let timed = |stages: &mut BTreeMap<Stage, StageTime>, stage: Stage, watch: Stopwatch| {
+        stages.entry(stage).or_default().add(watch.elapsed());
         write(&gen_dir.join(STAGES_FILE), stages)
     };
 
@@ -115,14 +115,14 @@ pub fn run_generation(
         SelfplayScope::All => unfinished,
         SelfplayScope::Shard(index) if index >= shards => {
             return Err(LoopError::Stage {
-                stage: "selfplay",
+                stage: Stage::Selfplay,
                 reason: format!("shard {index} of a generation of {shards} (selfplay.shards)"),
             });
         }
         SelfplayScope::Shard(index) => unfinished.into_iter().filter(|&i| i == index).collect(),
         SelfplayScope::None if !unfinished.is_empty() => {
             return Err(LoopError::Stage {
-                stage: "selfplay",
+                stage: Stage::Selfplay,
                 reason: format!(
                     "generation {g}: shards {unfinished:?} are not complete; play them first (ferz loop --shard-index)"
                 ),
@@ -133,13 +133,13 @@ pub fn run_generation(
     if !pending.is_empty() {
         progress(Progress::Stage {
             generation: g,
-            stage: "selfplay",
+            stage: Stage::Selfplay,
             detail: format!("{} of {shards} shards, {} at a time", pending.len(), parallel_shards(settings)),
         });
         let watch = Stopwatch::start();
         play_shards(&selfplay, shards, &pending, parallel_shards(settings), control, g, progress)?;
         if !one_task {
-            timed(&mut stages, "selfplay", watch)?;
+            timed(&mut stages, Stage::Selfplay, watch)?;
         }
     }
     if let SelfplayScope::Shard(index) = scope {
@@ -147,8 +147,8 @@ pub fn run_generation(
         return Ok(if complete { Outcome::ShardDone } else { Outcome::Stopped });
     }
     let mut shard_manifests = Vec::new();
-    let played_with =
-        serde_json::to_value(&selfplay).map_err(|e| LoopError::Stage { stage: "selfplay", reason: e.to_string() })?;
+    let played_with = serde_json::to_value(&selfplay)
+        .map_err(|e| LoopError::Stage { stage: Stage::Selfplay, reason: e.to_string() })?;
     for index in 0..shards {
         let dir_of_shard = shard_dir(&selfplay.run.out, index);
         let manifest_path = dir_of_shard.join(MANIFEST_FILE);
@@ -158,7 +158,7 @@ pub fn run_generation(
         let manifest: ferz_dataset::ShardManifest = read(&manifest_path)?;
         if manifest.settings != played_with {
             return Err(LoopError::Stage {
-                stage: "selfplay",
+                stage: Stage::Selfplay,
                 reason: format!(
                     "{} was played with other settings than this loop's; move it away to play it again",
                     dir_of_shard.display()
@@ -177,7 +177,7 @@ pub fn run_generation(
     let dataset = if data_dir.join(MANIFEST_FILE).exists() {
         open_verified(&data_dir)?
     } else {
-        progress(Progress::Stage { generation: g, stage: "merge", detail: String::new() });
+        progress(Progress::Stage { generation: g, stage: Stage::Merge, detail: String::new() });
         let watch = Stopwatch::start();
         let part = gen_dir.join("data.part");
         if part.exists() {
@@ -187,7 +187,7 @@ pub fn run_generation(
         let manifest = verify::merge(&part, &shards, None)?;
         fault::point("merge", 1);
         std::fs::rename(&part, &data_dir).map_err(|source| LoopError::Io { path: data_dir.clone(), source })?;
-        timed(&mut stages, "merge", watch)?;
+        timed(&mut stages, Stage::Merge, watch)?;
         verify::AnyManifest::Dataset(manifest)
     };
     let data = DataRecord {
@@ -212,7 +212,11 @@ pub fn run_generation(
     let net_path = train_dir.join(ferz_train::trainer::NET_FILE);
     let run_path = train_dir.join(ferz_train::run::RUN_FILE);
     if !training_finished(&run_path, &net_path, &train)? {
-        progress(Progress::Stage { generation: g, stage: "train", detail: format!("{} epochs", train.train.epochs) });
+        progress(Progress::Stage {
+            generation: g,
+            stage: Stage::Train,
+            detail: format!("{} epochs", train.train.epochs),
+        });
         let watch = Stopwatch::start();
         let loaded = ferz_train::dataset::load(
             &train.data.inputs,
@@ -223,7 +227,7 @@ pub fn run_generation(
         let resume = train_dir.join(ferz_train::trainer::CHECKPOINT_FILE).exists();
         let mut observer = EpochFaults;
         let outcome = ferz_train::train(&train, &loaded, resume, &control.signals.stop, &mut observer)?;
-        timed(&mut stages, "train", watch)?;
+        timed(&mut stages, Stage::Train, watch)?;
         if !outcome.completed {
             return Ok(Outcome::Stopped);
         }
@@ -247,7 +251,7 @@ pub fn run_generation(
     } else {
         progress(Progress::Stage {
             generation: g,
-            stage: "gate",
+            stage: Stage::Gate,
             detail: format!("candidate vs gen {}", player.generation),
         });
         let watch = Stopwatch::start();
@@ -255,7 +259,7 @@ pub fn run_generation(
         let pgn = config.pgn.clone().expect("the gate writes a PGN");
         let played = if pgn.exists() {
             load_played(&pgn, config.variant, &config.openings)
-                .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?
+                .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?
         } else {
             Vec::new()
         };
@@ -265,8 +269,8 @@ pub fn run_generation(
         control.gate.drain.store(control.stopping(), Ordering::SeqCst);
         let mut log = GateLog { generation: g, games: 0, progress: &mut *progress, line: Vec::new() };
         let summary = run_match(&config, &played, &control.gate, &mut log)
-            .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?;
-        timed(&mut stages, "gate", watch)?;
+            .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
+        timed(&mut stages, Stage::Gate, watch)?;
         if control.stopping() && summary.unfinished() {
             return Ok(Outcome::Stopped);
         }
@@ -303,7 +307,7 @@ pub fn run_generation(
         if !settings.run.export.as_os_str().is_empty() {
             copy_atomically(&net_path, &settings.run.export)?;
         }
-        timed(&mut stages, "promote", watch)?;
+        timed(&mut stages, Stage::Promote, watch)?;
     }
     Ok(Outcome::Finished(Box::new(GenerationRecord {
         generation: g,
@@ -371,7 +375,7 @@ fn play_shards(
                 }
             }
         }
-        failure.map_or(Ok(()), |reason| Err(LoopError::Stage { stage: "selfplay", reason }))
+        failure.map_or(Ok(()), |reason| Err(LoopError::Stage { stage: Stage::Selfplay, reason }))
     })
 }
 
@@ -496,14 +500,14 @@ fn gate_config(
     let limit = if gate.nodes > 0 {
         Limit::Nodes(gate.nodes)
     } else {
-        Limit::parse_clock(&gate.tc).map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?
+        Limit::parse_clock(&gate.tc).map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?
     };
     let book = if gate.book.as_os_str().is_empty() {
         None
     } else {
         Some(
             load_book(&gate.book, variant, None)
-                .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?,
+                .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?,
         )
     };
     let openings = schedule(
@@ -518,7 +522,7 @@ fn gate_config(
         gate.games.div_ceil(2) as usize,
     );
     let sprt = Sprt::new(gate.elo0, gate.elo1, gate.alpha, gate.beta, SprtModel::Normalized)
-        .map_err(|e| LoopError::Stage { stage: "gate", reason: e.to_string() })?;
+        .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
     Ok(MatchConfig {
         engines: [engine(format!("gen-{g}"), Some(candidate.to_path_buf()), false), best_engine],
         variant,

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use ferz_dataset::manifest::{read_json, write_json_atomic};
 use serde::{Deserialize, Serialize};
 
-use crate::LoopError;
 use crate::config::{LoopConfig, StartingPoint};
 use crate::cpu::StageTime;
+use crate::{LoopError, Stage};
 
 /// The ledger's file in the loop directory.
 pub const LEDGER_FILE: &str = "ledger.json";
@@ -143,8 +143,8 @@ pub struct GenerationRecord {
     pub gate: GateRecord,
     /// Whether the candidate became the best net.
     pub promoted: bool,
-    /// Time per stage (`selfplay`, `merge`, `train`, `gate`, `promote`).
-    pub stages: BTreeMap<String, StageTime>,
+    /// Time per stage.
+    pub stages: BTreeMap<Stage, StageTime>,
 }
 
 impl Ledger {

@@ -16,6 +16,7 @@ pub mod fault;
 pub mod generation;
 pub mod ledger;
 pub mod report;
+pub mod stage;
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,7 @@ use ferz_engine::Signals;
 
 pub use config::LoopConfig;
 pub use ledger::{GenerationRecord, Ledger};
+pub use stage::Stage;
 
 /// Why a loop cannot go on, with the file or stage concerned.
 #[derive(Debug, thiserror::Error)]
@@ -65,8 +67,8 @@ pub enum LoopError {
     /// Another stage failed.
     #[error("{stage}: {reason}")]
     Stage {
-        /// `selfplay`, `gate`...
-        stage: &'static str,
+        /// The stage.
+        stage: Stage,
         /// What went wrong.
         reason: String,
     },
@@ -103,8 +105,8 @@ pub enum Progress {
     Stage {
         /// The generation.
         generation: u32,
-        /// `selfplay`, `merge`, `train` or `gate`.
-        stage: &'static str,
+        /// The stage.
+        stage: Stage,
         /// More about it.
         detail: String,
     },

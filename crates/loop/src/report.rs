@@ -11,15 +11,13 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use crate::LoopError;
+use crate::Stage;
 use crate::ledger::{GenerationRecord, Ledger, Verdict};
 
 /// The Markdown report's file in the loop directory.
 pub const MARKDOWN_FILE: &str = "report.md";
 /// The HTML report's file.
 pub const HTML_FILE: &str = "report.html";
-
-/// The stages in the order they run.
-const STAGES: [&str; 5] = ["selfplay", "merge", "train", "gate", "promote"];
 
 /// One point of the cumulative Elo curve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,17 +117,19 @@ const GENERATION_HEADER: [&str; 9] = [
 fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
     let total_wall: f64 =
         ledger.generations.iter().flat_map(|g| g.stages.values()).map(|t| t.wall_seconds).sum::<f64>().max(1e-9);
-    STAGES
-        .iter()
-        .map(|&stage| {
+    Stage::ALL
+        .into_iter()
+        .map(|stage| {
             let (wall, cpu) = ledger
                 .generations
                 .iter()
-                .filter_map(|g| g.stages.get(stage))
+                .filter_map(|g| g.stages.get(&stage))
                 .fold((0.0, 0.0), |(w, c), t| (w + t.wall_seconds, c + t.cpu_seconds));
             let positions: u64 = match stage {
-                "selfplay" | "merge" => ledger.generations.iter().map(|g| g.data.positions).sum(),
-                "train" => ledger.generations.iter().map(|g| g.train.positions * g.train.epochs.len() as u64).sum(),
+                Stage::Selfplay | Stage::Merge => ledger.generations.iter().map(|g| g.data.positions).sum(),
+                Stage::Train => {
+                    ledger.generations.iter().map(|g| g.train.positions * g.train.epochs.len() as u64).sum()
+                }
                 _ => 0,
             };
             let rate = if positions > 0 && cpu > 0.0 {
@@ -137,7 +137,7 @@ fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
             } else {
                 "-".into()
             };
-            [stage.to_owned(), format!("{wall:.0} ({:.1}%)", 100.0 * wall / total_wall), format!("{cpu:.0}"), rate]
+            [stage.to_string(), format!("{wall:.0} ({:.1}%)", 100.0 * wall / total_wall), format!("{cpu:.0}"), rate]
         })
         .collect()
 }
@@ -384,17 +384,17 @@ fn time_plot(ledger: &Ledger) -> String {
     };
     plot(&frame, |chart| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
-        for (i, stage) in STAGES.iter().enumerate() {
+        for (i, stage) in Stage::ALL.into_iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             let points: Vec<(f64, f64)> = ledger
                 .generations
                 .iter()
-                .filter_map(|g| g.stages.get(*stage).map(|t| (f64::from(g.generation), t.wall_seconds)))
+                .filter_map(|g| g.stages.get(&stage).map(|t| (f64::from(g.generation), t.wall_seconds)))
                 .collect();
             chart
                 .draw_series(LineSeries::new(points, color.stroke_width(2)).point_size(3))
                 .map_err(|x| e(&x))?
-                .label(*stage)
+                .label(stage.name())
                 .legend(legend_line(color));
         }
         Ok(true)

@@ -39,10 +39,10 @@ use std::time::{Duration, Instant};
 
 use ferz_chess::{Game, Move};
 
+pub use limits::MAX_PLY;
 pub use limits::SearchLimits;
 pub use nnue::Nets;
 pub use score::Score;
-pub use search::MAX_PLY;
 use search::{SharedSearch, Worker};
 use tablebase::{RootTb, SyzygyOptions, TbSearch};
 pub use time::{SearchProgress, TimeBudget};

@@ -1,8 +1,12 @@
-//! What a search may spend.
+//! What a search may spend: the deepest ply any search reaches and the limits of one `go`.
 
 use std::time::Duration;
 
 use ferz_chess::Move;
+
+/// Deepest ply the search reaches (extensions included): the size of the search's per-ply
+/// stacks (its own and the NNUE accumulators') and the margin the tablebase scores keep below mate.
+pub const MAX_PLY: usize = 128;
 
 /// Limits of one search, as UCI `go` gives them. Without any limit the search runs until it
 /// is stopped.

@@ -8,6 +8,10 @@ use ferz_chess::Move;
 /// stacks (its own and the NNUE accumulators') and the margin the tablebase scores keep below mate.
 pub const MAX_PLY: usize = 128;
 
+/// Deepest iteration of iterative deepening: a search without `go depth` stops here, and a larger
+/// `go depth` is cut to it, leaving [`MAX_PLY`]'s last plies to extensions and the quiescence search.
+pub const MAX_DEPTH: u32 = MAX_PLY as u32 - 8;
+
 /// Limits of one search, as UCI `go` gives them. Without any limit the search runs until it
 /// is stopped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

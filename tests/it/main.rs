@@ -11,6 +11,7 @@ mod bot_policy;
 mod bot_records;
 mod bot_refresh;
 mod bot_tablebase;
+mod circles;
 mod fake_lichess;
 mod import_cli;
 mod loop_cli;

@@ -29,9 +29,10 @@ use viriformat::dataformat::Game;
 use crate::import::Eval;
 use crate::layout::PGN_FILE;
 
+use crate::error::DatasetError;
 use crate::layout::FileKind;
 use crate::marlin::{self, RECORD_SIZE};
-use crate::verify::{DatasetError, open_verified};
+use crate::verify::open_verified;
 
 /// A format `ferz data convert` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,10 +28,10 @@ use std::path::{Path, PathBuf};
 use ferz_chess::{GameResult, PgnGame, PgnMove, Position, Variant, parse_pgn, write_pgn};
 use serde::{Deserialize, Serialize};
 
+use crate::error::DatasetError;
 use crate::layout::{FileKind, MANIFEST_FILE, variant_name};
 use crate::manifest::{FileEntry, Tally, sha256_file, write_json_atomic};
 use crate::marlin;
-use crate::verify::DatasetError;
 
 /// The `format` value of imported datasets' manifests.
 pub const IMPORT_FORMAT: &str = "ferz-import/1";

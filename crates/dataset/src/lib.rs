@@ -8,6 +8,7 @@
 //! - `convert` (feature `convert`): a dataset as another trainer's files (bullet's `ChessBoard`
 //!   records, viriformat's game chains);
 //! - [`import`]: PGN games with `[%eval]` comments as a dataset (`ferz data import`);
+//! - [`error`]: [`DatasetError`], the file or directory and what is wrong with it, for every module;
 //! - [`verify`]: opening a directory (every byte checked against the manifest, and the manifest's
 //!   counts against what the files hold), merging shards, and the summary `ferz data stats` prints.
 //!
@@ -16,12 +17,14 @@
 
 #[cfg(feature = "convert")]
 pub mod convert;
+pub mod error;
 pub mod import;
 pub mod layout;
 pub mod manifest;
 pub mod marlin;
 pub mod verify;
 
+pub use error::DatasetError;
 pub use layout::FileKind;
 pub use manifest::{DatasetManifest, FileEntry, ShardManifest, Tally};
-pub use verify::{AnyManifest, DatasetError, open_verified};
+pub use verify::{AnyManifest, open_verified};

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::verify::DatasetError;
+use crate::error::DatasetError;
 use sha2::{Digest, Sha256};
 
 /// The `format` value of shard manifests this build writes and reads.

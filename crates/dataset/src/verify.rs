@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::error::DatasetError;
 use crate::import::{IMPORT_FORMAT, ImportManifest};
 use crate::layout::{CHECKPOINT_FILE, FileKind, MANIFEST_FILE, variant_name};
 use crate::manifest::{
@@ -23,23 +24,6 @@ use crate::manifest::{
 };
 use crate::marlin::{self, RECORD_SIZE};
 use ferz_chess::SplitMix64;
-
-/// A dataset or shard that cannot be used, with the path and the reason.
-#[derive(Debug, thiserror::Error)]
-#[error("{path}: {reason}")]
-pub struct DatasetError {
-    /// The directory or file.
-    pub path: String,
-    /// What is wrong, and what to do.
-    pub reason: String,
-}
-
-impl DatasetError {
-    /// The error of `path`.
-    pub fn new(path: &Path, reason: impl Into<String>) -> DatasetError {
-        DatasetError { path: path.display().to_string(), reason: reason.into() }
-    }
-}
 
 fn error(path: &Path, reason: impl Into<String>) -> DatasetError {
     DatasetError::new(path, reason)

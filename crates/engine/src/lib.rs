@@ -40,9 +40,9 @@ use std::time::{Duration, Instant};
 use ferz_chess::{Game, Move};
 
 pub use limits::SearchLimits;
+pub use limits::{MAX_DEPTH, MAX_PLY};
 pub use nnue::Nets;
 pub use score::Score;
-pub use search::MAX_PLY;
 use search::{SharedSearch, Worker};
 use tablebase::{RootTb, SyzygyOptions, TbSearch};
 pub use time::{SearchProgress, TimeBudget};
@@ -291,7 +291,7 @@ impl Engine {
             signals,
             start,
             multi_pv: self.options.multi_pv.min(moves.len()).max(1),
-            max_depth: limits.depth.map_or(MAX_PLY as i32 - 8, |d| (d as i32).clamp(1, MAX_PLY as i32 - 8)),
+            max_depth: limits.depth.map_or(MAX_DEPTH as i32, |d| (d as i32).clamp(1, MAX_DEPTH as i32)),
             show_wdl: self.options.show_wdl,
             root_tb: root_tb.as_ref(),
         };

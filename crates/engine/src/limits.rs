@@ -1,8 +1,16 @@
-//! What a search may spend.
+//! What a search may spend: the deepest ply any search reaches and the limits of one `go`.
 
 use std::time::Duration;
 
 use ferz_chess::Move;
+
+/// Deepest ply the search reaches (extensions included): the size of the search's per-ply
+/// stacks (its own and the NNUE accumulators') and the margin the tablebase scores keep below mate.
+pub const MAX_PLY: usize = 128;
+
+/// Deepest iteration of iterative deepening: a search without `go depth` stops here, and a larger
+/// `go depth` is cut to it, leaving [`MAX_PLY`]'s last plies to extensions and the quiescence search.
+pub const MAX_DEPTH: u32 = MAX_PLY as u32 - 8;
 
 /// Limits of one search, as UCI `go` gives them. Without any limit the search runs until it
 /// is stopped.

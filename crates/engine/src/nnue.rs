@@ -17,7 +17,7 @@ pub use ferz_nnue::format::LoadError;
 use ferz_nnue::{Accumulator, Network, embedded, format};
 
 use crate::eval::EVAL_LIMIT;
-use crate::search::MAX_PLY;
+use crate::limits::MAX_PLY;
 
 /// Whether each variant uses its net unless `UseNNUE` says otherwise: `true` only for variants
 /// whose shipped (embedded) net won its match against the hand-tuned evaluation: the chess net

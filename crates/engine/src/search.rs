@@ -7,6 +7,7 @@ use ferz_chess::{Bitboard, Move, Position, Role, Variant};
 
 use crate::eval::{evaluate, piece_value};
 use crate::history::{Histories, PieceTo, piece_index};
+use crate::limits::MAX_PLY;
 use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_score};
 use crate::nnue::NnueStack;
 #[allow(clippy::wildcard_imports)] // every tuning constant; they are named for what they decide
@@ -16,9 +17,6 @@ use crate::see::see_ge;
 use crate::tablebase::TbSearch;
 use crate::time::TimeBudget;
 use crate::tt::{Bound, TranspositionTable, TtEntry};
-
-/// Deepest ply the search reaches (extensions included).
-pub const MAX_PLY: usize = 128;
 
 /// Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.
 type LmrTable = [[i32; 64]; 64];

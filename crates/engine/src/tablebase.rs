@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use ferz_chess::{Move, Position};
 use ferz_syzygy::{Tablebases, Wdl};
 
-use crate::search::MAX_PLY;
+use crate::limits::MAX_PLY;
 use crate::tt::{Bound, TranspositionTable, TtEntry};
 
 /// The score of a tablebase win at the root; a win found `ply` plies deep scores `TB_WIN - ply`.

@@ -188,6 +188,16 @@ pub fn options() -> [UciOption; 17] {
     ]
 }
 
+/// The row of option `id` in [`options`]: its name, kind, default and limits, for settings that
+/// set the option and must accept what it accepts (self-play's `[search]`, the bot's `[engine]`).
+///
+/// # Panics
+/// If `id` has no row (a mistake in this file).
+#[must_use]
+pub fn option(id: OptionId) -> UciOption {
+    options().into_iter().find(|o| o.id == id).unwrap_or_else(|| panic!("{id:?} has no row in options()"))
+}
+
 /// The default of the spin option `id`, for [`EngineOptions`]' defaults.
 ///
 /// # Panics

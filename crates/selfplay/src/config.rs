@@ -3,8 +3,11 @@
 //! Every section rejects unknown keys, so a typo fails at start instead of being ignored, and
 //! [`SelfplayConfig::validate`] checks the values once, with messages that name the key.
 
+use std::fmt::Display;
 use std::path::PathBuf;
 
+use ferz_engine::MAX_DEPTH;
+use ferz_engine::uci::{self, OptionId, OptionKind};
 use ferz_settings::{at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
@@ -273,16 +276,23 @@ impl SelfplayConfig {
             MoveLimit::Nodes => {
                 in_range("search.nodes", self.search.nodes, 1..=1_000_000_000, "use 1 to 1000000000 nodes")?;
             }
-            MoveLimit::Depth => in_range("search.depth", self.search.depth, 1..=64, "use a depth from 1 to 64")?,
+            MoveLimit::Depth => {
+                in_range(
+                    "search.depth",
+                    self.search.depth,
+                    1..=MAX_DEPTH,
+                    format!("use a depth from 1 to {MAX_DEPTH}"),
+                )?;
+            }
         }
-        in_range("search.hash_mb", self.search.hash_mb, 1..=65_536, "use 1 to 65536 MiB")?;
+        within_option("search.hash_mb", self.search.hash_mb, OptionId::Hash, "MiB")?;
         check(
             ferz_engine::tt::hash_limit_mb().is_none_or(|limit| self.search.hash_mb <= limit),
             "search.hash_mb",
             self.search.hash_mb,
             "more than this machine can spare (three quarters of its available memory); use less",
         )?;
-        in_range("opening.multipv", self.opening.multipv, 1..=64, "use 1 to 64 candidates")?;
+        within_option("opening.multipv", self.opening.multipv, OptionId::MultiPv, "candidates")?;
         at_least("opening.margin_cp", self.opening.margin_cp, 0, "use 0 or more")?;
         if self.opening.multipv_plies > 0 {
             at_least("opening.multipv_nodes", self.opening.multipv_nodes, 1, "use at least 1 node")?;
@@ -297,6 +307,26 @@ impl SelfplayConfig {
             "enable at least one output",
         )
     }
+}
+
+/// `value` of `key`, which self-play hands to the engine as its spin option `id`, must lie within
+/// that option's limits in the engine's option table, so that changing them there is the only
+/// edit.
+///
+/// # Panics
+/// If `id` is not a spin option (a mistake in the caller).
+fn within_option<T: Copy + Display + TryInto<i64>>(
+    key: &'static str,
+    value: T,
+    id: OptionId,
+    unit: &str,
+) -> Result<(), InvalidSetting> {
+    let option = uci::option(id);
+    let OptionKind::Spin { min, max, .. } = option.kind else {
+        panic!("{} is not a spin option", option.name);
+    };
+    let inside = value.try_into().is_ok_and(|v| (min..=max).contains(&v));
+    check(inside, key, value, format!("use {min} to {max} {unit} (the engine's {} option)", option.name))
 }
 
 #[cfg(test)]
@@ -322,5 +352,47 @@ mod tests {
         assert!(config.validate().unwrap_err().to_string().contains("run.threads = 5000"));
         config.run.threads = 0;
         assert!(config.worker_threads() >= 1);
+    }
+
+    /// The limits of the engine's spin option `id`, read from its option table.
+    fn spin_limits(id: OptionId) -> (usize, usize) {
+        match uci::option(id).kind {
+            OptionKind::Spin { min, max, .. } => (usize::try_from(min).unwrap(), usize::try_from(max).unwrap()),
+            other => panic!("{id:?} is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn engine_settings_accept_exactly_what_the_engine_accepts() {
+        let refused = |config: &SelfplayConfig, key: &str, limit: usize| {
+            let err = config.validate().unwrap_err();
+            assert_eq!(err.key, key, "{err}");
+            assert!(err.reason.contains(&limit.to_string()), "the reason names the limit: {err}");
+        };
+
+        let (min, max) = spin_limits(OptionId::Hash);
+        let mut config = SelfplayConfig::default();
+        config.search.hash_mb = max + 1;
+        refused(&config, "search.hash_mb", max);
+        config.search.hash_mb = min - 1;
+        refused(&config, "search.hash_mb", max);
+        config.search.hash_mb = min;
+        config.validate().unwrap();
+
+        let (min, max) = spin_limits(OptionId::MultiPv);
+        let mut config = SelfplayConfig::default();
+        config.opening.multipv = max;
+        config.validate().unwrap();
+        config.opening.multipv = max + 1;
+        refused(&config, "opening.multipv", max);
+        config.opening.multipv = min - 1;
+        refused(&config, "opening.multipv", max);
+
+        let mut config = SelfplayConfig::default();
+        config.search.limit = MoveLimit::Depth;
+        config.search.depth = MAX_DEPTH;
+        config.validate().unwrap();
+        config.search.depth = MAX_DEPTH + 1;
+        refused(&config, "search.depth", MAX_DEPTH as usize);
     }
 }

@@ -5,6 +5,7 @@
 //! fields. Each names the dotted key, the value as written and what to change, so every
 //! settings file reports a bad value the same way.
 
+use std::borrow::Cow;
 use std::fmt::Display;
 use std::ops::RangeInclusive;
 
@@ -16,14 +17,15 @@ pub struct InvalidSetting {
     pub key: &'static str,
     /// The value as written.
     pub value: String,
-    /// What to change.
-    pub reason: &'static str,
+    /// What to change (built at run time when it names limits kept elsewhere, such as a UCI
+    /// option's).
+    pub reason: Cow<'static, str>,
 }
 
 impl InvalidSetting {
     /// A bad `value` of `key`, and what to change.
-    pub fn new(key: &'static str, value: impl Display, reason: &'static str) -> InvalidSetting {
-        InvalidSetting { key, value: value.to_string(), reason }
+    pub fn new(key: &'static str, value: impl Display, reason: impl Into<Cow<'static, str>>) -> InvalidSetting {
+        InvalidSetting { key, value: value.to_string(), reason: reason.into() }
     }
 }
 
@@ -32,7 +34,12 @@ impl InvalidSetting {
 ///
 /// # Errors
 /// The [`InvalidSetting`] when `ok` is false.
-pub fn check(ok: bool, key: &'static str, value: impl Display, reason: &'static str) -> Result<(), InvalidSetting> {
+pub fn check(
+    ok: bool,
+    key: &'static str,
+    value: impl Display,
+    reason: impl Into<Cow<'static, str>>,
+) -> Result<(), InvalidSetting> {
     if ok { Ok(()) } else { Err(InvalidSetting::new(key, value, reason)) }
 }
 
@@ -44,7 +51,7 @@ pub fn in_range<T: PartialOrd + Display>(
     key: &'static str,
     value: T,
     range: RangeInclusive<T>,
-    reason: &'static str,
+    reason: impl Into<Cow<'static, str>>,
 ) -> Result<(), InvalidSetting> {
     check(range.contains(&value), key, value, reason)
 }
@@ -57,7 +64,7 @@ pub fn at_least<T: PartialOrd + Display>(
     key: &'static str,
     value: T,
     min: T,
-    reason: &'static str,
+    reason: impl Into<Cow<'static, str>>,
 ) -> Result<(), InvalidSetting> {
     check(value >= min, key, value, reason)
 }
@@ -74,7 +81,7 @@ mod tests {
         assert_eq!(in_range("s.n", 5, 1..=5, "r"), Ok(()));
         assert_eq!(in_range("s.n", 1, 1..=5, "r"), Ok(()));
         let err = in_range("s.n", 6, 1..=5, "use 1 to 5").unwrap_err();
-        assert_eq!((err.key, err.value.as_str(), err.reason), ("s.n", "6", "use 1 to 5"));
+        assert_eq!((err.key, err.value.as_str(), err.reason.as_ref()), ("s.n", "6", "use 1 to 5"));
         assert_eq!(at_least("s.m", 1_u64, 1, "r"), Ok(()));
         assert_eq!(at_least("s.m", 0_u64, 1, "use at least 1").unwrap_err().to_string(), "s.m = 0: use at least 1");
         assert_eq!(at_least("s.c", -3, 0, "use 0 or more").unwrap_err().value, "-3");

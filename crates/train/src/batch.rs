@@ -5,9 +5,8 @@
 //! afterwards. Scoped `std::thread`s are spawned per batch: the spawn costs microseconds against
 //! a batch's tens of milliseconds.
 
-use crate::dataset::Record;
 use crate::model::{Network, SCALE, SIGMOID_CP, Scratch, backprop};
-use crate::record::{decode, sigmoid};
+use crate::record::{Record, decode, sigmoid};
 
 /// Set in an entry of a batch's order: train on the record mirrored left to right.
 pub const MIRROR_BIT: u32 = 1 << 31;

@@ -28,10 +28,7 @@ use ferz_dataset::verify::{AnyManifest, open_verified};
 
 use crate::TrainError;
 use crate::config::NetVariant;
-use crate::record::{GameMark, decode, variant_tag};
-
-/// One raw marlin record.
-pub type Record = [u8; MARLIN_SIZE];
+use crate::record::{GameMark, Record, decode, variant_tag};
 
 /// The loaded positions, split into training and validation.
 #[derive(Debug, Default)]

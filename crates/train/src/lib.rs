@@ -30,7 +30,7 @@ pub use trainer::{EpochReport, Observer, Outcome, train};
 pub enum TrainError {
     /// A dataset directory failed its manifest or checksum check.
     #[error(transparent)]
-    Dataset(#[from] ferz_dataset::verify::DatasetError),
+    Dataset(#[from] ferz_dataset::DatasetError),
     /// A marlin record that cannot be decoded.
     #[error("{}: record {index}: {reason}", path.display())]
     Record {

@@ -8,6 +8,9 @@
 use ferz_chess::{Color, Piece, Role, Square};
 use ferz_dataset::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 
+/// One raw marlin record, as the dataset loads it and the batches decode it.
+pub type Record = [u8; MARLIN_SIZE];
+
 /// Most pieces a record can hold.
 pub const MAX_PIECES: usize = 32;
 

@@ -29,6 +29,7 @@ use super::{
     relative_index, relative_rank, west,
 };
 
+use super::chess_params::Params;
 use super::chess_weights::PARAMS;
 
 /// Material for exchange decisions in the search (SEE, MVV-LVA, delta pruning), by role.
@@ -41,126 +42,6 @@ const PHASE_MAX: i32 = 24;
 
 /// Non-pawn material of one side at the start, the reference for scaling king attacks.
 const NPM_FULL: i32 = 2 * 320 + 2 * 330 + 2 * 500 + 950;
-
-/// Every weight of the chess evaluation. See the module documentation for their origin.
-#[derive(Clone, Debug)]
-pub(super) struct Params {
-    /// Material plus piece-square value of each role on each square, from white's side
-    /// (a1 = index 0); black uses the vertically mirrored square.
-    pub psqt: [[Score; 64]; 6],
-    /// Knight mobility by the number of safe squares reached (0..=8).
-    pub mobility_knight: [Score; 9],
-    /// Bishop mobility (0..=13 squares).
-    pub mobility_bishop: [Score; 14],
-    /// Rook mobility (0..=14 squares).
-    pub mobility_rook: [Score; 15],
-    /// Queen mobility (0..=27 squares).
-    pub mobility_queen: [Score; 28],
-    /// Per pawn with an own pawn behind it on its file.
-    pub doubled: Score,
-    /// Per pawn with no own pawn on either neighbouring file.
-    pub isolated: Score,
-    /// Per pawn that no own pawn can support any more and whose advance an enemy pawn covers.
-    pub backward: Score,
-    /// Per pawn defended by an own pawn.
-    pub supported: Score,
-    /// Per pawn with an own pawn beside it on the same rank.
-    pub phalanx: Score,
-    /// Passed pawn by relative rank (index 1 = second rank ... 6 = seventh).
-    pub passed: [Score; 8],
-    /// Extra for a passed pawn whose stop square is empty, by relative rank.
-    pub passed_free: [Score; 8],
-    /// Endgame centipawns per square of distance from the enemy king to the stop square,
-    /// multiplied by (relative rank - 2).
-    pub passed_king_their: i32,
-    /// Endgame centipawns per square of distance from the own king to the stop square (a
-    /// penalty), multiplied like `passed_king_their`.
-    pub passed_king_own: i32,
-    /// A passed pawn the enemy king cannot catch while the enemy has no pieces.
-    pub unstoppable: Score,
-    /// Per own pawn on the three squares right in front of a king on its first two ranks.
-    pub shield_near: Score,
-    /// Per own pawn two ranks in front of such a king.
-    pub shield_far: Score,
-    /// Per file at or beside the king without an own pawn.
-    pub king_semi_open: Score,
-    /// Extra per such file without any pawn.
-    pub king_open: Score,
-    /// Attack units per king-zone square that a piece of this role attacks.
-    pub king_attack_weight: [i32; 6],
-    /// Attack units per king-zone square attacked by the enemy and not defended by any own
-    /// piece or pawn (the king aside).
-    pub king_weak_square: i32,
-    /// Percentage of the quadratic danger applied, by the number of attacking pieces (a lone
-    /// attacker rarely mates).
-    pub king_attackers_percent: [i32; 8],
-    /// The middlegame penalty is `units² × percent / 100 / divisor`.
-    pub king_danger_divisor: i32,
-    /// Cap on the middlegame king danger penalty.
-    pub king_danger_max: i32,
-    /// The endgame penalty is the middlegame one divided by this.
-    pub king_danger_eg_divisor: i32,
-    /// Two bishops on opposite-coloured squares.
-    pub bishop_pair: Score,
-    /// Rook on a file without pawns.
-    pub rook_open: Score,
-    /// Rook on a file without own pawns but with an enemy pawn.
-    pub rook_half_open: Score,
-    /// Per enemy piece (not pawn or king) attacked by an own pawn.
-    pub threat_by_pawn: Score,
-    /// Per enemy rook or queen attacked by an own knight or bishop.
-    pub threat_by_minor: Score,
-    /// Per enemy queen attacked by an own rook.
-    pub threat_by_rook: Score,
-    /// Per enemy piece (not pawn or king) attacked and not defended at all.
-    pub hanging: Score,
-    /// Added for the side to move after tapering.
-    pub tempo: i32,
-}
-
-#[cfg(feature = "tuning")]
-impl Params {
-    /// Hands every field to `v` in declaration order (the order of the generated source).
-    pub(super) fn visit(&mut self, v: &mut dyn super::tuning::Visitor) {
-        use super::tuning::Shape::{Array, Psqt, Scalar};
-        use std::slice::from_mut as one;
-        v.scores("psqt", Psqt(&["pawn", "knight", "bishop", "rook", "queen", "king"]), self.psqt.as_flattened_mut());
-        v.scores("mobility_knight", Array, &mut self.mobility_knight);
-        v.scores("mobility_bishop", Array, &mut self.mobility_bishop);
-        v.scores("mobility_rook", Array, &mut self.mobility_rook);
-        v.scores("mobility_queen", Array, &mut self.mobility_queen);
-        v.scores("doubled", Scalar, one(&mut self.doubled));
-        v.scores("isolated", Scalar, one(&mut self.isolated));
-        v.scores("backward", Scalar, one(&mut self.backward));
-        v.scores("supported", Scalar, one(&mut self.supported));
-        v.scores("phalanx", Scalar, one(&mut self.phalanx));
-        v.scores("passed", Array, &mut self.passed);
-        v.scores("passed_free", Array, &mut self.passed_free);
-        v.ints("passed_king_their", Scalar, one(&mut self.passed_king_their), true);
-        v.ints("passed_king_own", Scalar, one(&mut self.passed_king_own), true);
-        v.scores("unstoppable", Scalar, one(&mut self.unstoppable));
-        v.scores("shield_near", Scalar, one(&mut self.shield_near));
-        v.scores("shield_far", Scalar, one(&mut self.shield_far));
-        v.scores("king_semi_open", Scalar, one(&mut self.king_semi_open));
-        v.scores("king_open", Scalar, one(&mut self.king_open));
-        // Attack units are small integers squared: one unit more is a large, nonlinear step, so
-        // they stay as set by hand and the tuner scales the danger through the percentages.
-        v.ints("king_attack_weight", Array, &mut self.king_attack_weight, false);
-        v.ints("king_weak_square", Scalar, one(&mut self.king_weak_square), false);
-        v.ints("king_attackers_percent", Array, &mut self.king_attackers_percent, true);
-        v.ints("king_danger_divisor", Scalar, one(&mut self.king_danger_divisor), false);
-        v.ints("king_danger_max", Scalar, one(&mut self.king_danger_max), true);
-        v.ints("king_danger_eg_divisor", Scalar, one(&mut self.king_danger_eg_divisor), false);
-        v.scores("bishop_pair", Scalar, one(&mut self.bishop_pair));
-        v.scores("rook_open", Scalar, one(&mut self.rook_open));
-        v.scores("rook_half_open", Scalar, one(&mut self.rook_half_open));
-        v.scores("threat_by_pawn", Scalar, one(&mut self.threat_by_pawn));
-        v.scores("threat_by_minor", Scalar, one(&mut self.threat_by_minor));
-        v.scores("threat_by_rook", Scalar, one(&mut self.threat_by_rook));
-        v.scores("hanging", Scalar, one(&mut self.hanging));
-        v.ints("tempo", Scalar, one(&mut self.tempo), true);
-    }
-}
 
 /// Scores `pos` (chess or Chess960) for the side to move with the weights in use.
 #[inline(always)]

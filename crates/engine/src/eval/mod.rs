@@ -10,17 +10,22 @@
 //! scores.
 //!
 //! Both evaluations work on packed middlegame/endgame pairs (`Score`, written `S(mg, eg)`) and
-//! keep every weight in one `Params` table per variant. The tables in use are generated source
+//! keep every weight in one `Params` table per variant (`chess_params.rs`, `shatranj_params.rs`:
+//! the fields, below both the evaluators and the weights). The tables in use are generated source
 //! (`chess_weights.rs`, `shatranj_weights.rs`) written by the Texel tuner `ferz-tune`, which sees
 //! the weights through the `tuning` module (cargo feature `tuning`, off by default); see
 //! `docs/tuning.md`.
 
 mod chess;
+mod chess_params;
 mod chess_weights;
 mod shatranj;
+mod shatranj_params;
 mod shatranj_weights;
 #[cfg(feature = "tuning")]
 pub mod tuning;
+#[cfg(feature = "tuning")]
+mod visit;
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 

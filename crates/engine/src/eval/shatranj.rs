@@ -34,6 +34,7 @@ use super::{
     relative_index, relative_rank, west,
 };
 
+use super::shatranj_params::Params;
 use super::shatranj_weights::PARAMS;
 
 /// Material for exchange decisions in the search, by role: pawn, knight, alfil, rook, ferz, king.
@@ -44,101 +45,6 @@ pub(super) const PIECE_VALUES: [i32; 6] = [100, 320, 130, 520, 170, 0];
 const PHASE_WEIGHTS: [i32; 6] = [0, 2, 1, 4, 1, 0];
 /// The phase of a full board.
 const PHASE_MAX: i32 = 30;
-
-/// Every weight of the Shatranj evaluation. See the module documentation for their origin.
-#[derive(Clone, Debug)]
-pub(super) struct Params {
-    /// Material plus piece-square value of each role on each square, from white's side
-    /// (a1 = index 0); black uses the vertically mirrored square.
-    pub psqt: [[Score; 64]; 6],
-    /// Knight mobility by the number of safe squares reached (0..=8).
-    pub mobility_knight: [Score; 9],
-    /// Rook mobility (0..=14 squares).
-    pub mobility_rook: [Score; 15],
-    /// Rook on a file without pawns.
-    pub rook_open: Score,
-    /// Rook on a file without own pawns but with an enemy pawn.
-    pub rook_half_open: Score,
-    /// Per pawn with an own pawn behind it on its file.
-    pub doubled: Score,
-    /// Per pawn with no own pawn on either neighbouring file.
-    pub isolated: Score,
-    /// Per pawn defended by an own pawn.
-    pub supported: Score,
-    /// Per pawn with an own pawn beside it.
-    pub phalanx: Score,
-    /// Passed pawn by relative rank.
-    pub passed: [Score; 8],
-    /// Extra for a passed pawn whose stop square is empty, by relative rank.
-    pub passed_free: [Score; 8],
-    /// Endgame centipawns per square from the enemy king to the stop square, times
-    /// (relative rank - 2).
-    pub passed_king_their: i32,
-    /// Endgame penalty per square from the own king to the stop square, weighted the same way.
-    pub passed_king_own: i32,
-    /// Attack units per enemy king-zone square that a piece of this role attacks.
-    pub king_attack_weight: [i32; 6],
-    /// The middlegame king-zone penalty is `units² / divisor` with two or more attackers.
-    pub king_danger_divisor: i32,
-    /// Cap on that penalty.
-    pub king_danger_max: i32,
-    /// Score of a won bare-king position, before adding the winner's material.
-    pub bare_king_win: i32,
-    /// Penalty when a side's last piece (other than the king) is attacked, not defended by its
-    /// king, and the opponent is to move: taking it wins by bare king (the capturer keeps at
-    /// least that piece, and our king cannot take it back).
-    pub last_piece_hanging: i32,
-    /// Penalty for the same last piece under attack with its owner to move (it must flee).
-    pub last_piece_attacked: i32,
-    /// Material lead (in [`PIECE_VALUES`]) from which the ending terms below apply.
-    pub mop_up_min_lead: i32,
-    /// Phase at or below which the ending terms apply.
-    pub mop_up_max_phase: i32,
-    /// Endgame bonus per square of the weaker king's distance from the centre.
-    pub mop_up_edge: i32,
-    /// Endgame bonus per square the kings are closer than the maximal distance 7.
-    pub mop_up_kings_close: i32,
-    /// Endgame bonus per square of the 8 around the weaker king that it cannot go to.
-    pub mop_up_king_restricted: i32,
-    /// Added for the side to move after tapering.
-    pub tempo: i32,
-}
-
-#[cfg(feature = "tuning")]
-impl Params {
-    /// Hands every field to `v` in declaration order (the order of the generated source).
-    pub(super) fn visit(&mut self, v: &mut dyn super::tuning::Visitor) {
-        use super::tuning::Shape::{Array, Psqt, Scalar};
-        use std::slice::from_mut as one;
-        v.scores("psqt", Psqt(&["pawn", "knight", "alfil", "rook", "ferz", "king"]), self.psqt.as_flattened_mut());
-        v.scores("mobility_knight", Array, &mut self.mobility_knight);
-        v.scores("mobility_rook", Array, &mut self.mobility_rook);
-        v.scores("rook_open", Scalar, one(&mut self.rook_open));
-        v.scores("rook_half_open", Scalar, one(&mut self.rook_half_open));
-        v.scores("doubled", Scalar, one(&mut self.doubled));
-        v.scores("isolated", Scalar, one(&mut self.isolated));
-        v.scores("supported", Scalar, one(&mut self.supported));
-        v.scores("phalanx", Scalar, one(&mut self.phalanx));
-        v.scores("passed", Array, &mut self.passed);
-        v.scores("passed_free", Array, &mut self.passed_free);
-        v.ints("passed_king_their", Scalar, one(&mut self.passed_king_their), true);
-        v.ints("passed_king_own", Scalar, one(&mut self.passed_king_own), true);
-        // Attack units are squared and the thresholds and the bare-king score are not smooth in
-        // their value: they stay as set by hand.
-        v.ints("king_attack_weight", Array, &mut self.king_attack_weight, false);
-        v.ints("king_danger_divisor", Scalar, one(&mut self.king_danger_divisor), false);
-        v.ints("king_danger_max", Scalar, one(&mut self.king_danger_max), true);
-        v.ints("bare_king_win", Scalar, one(&mut self.bare_king_win), false);
-        v.ints("last_piece_hanging", Scalar, one(&mut self.last_piece_hanging), true);
-        v.ints("last_piece_attacked", Scalar, one(&mut self.last_piece_attacked), true);
-        v.ints("mop_up_min_lead", Scalar, one(&mut self.mop_up_min_lead), false);
-        v.ints("mop_up_max_phase", Scalar, one(&mut self.mop_up_max_phase), false);
-        v.ints("mop_up_edge", Scalar, one(&mut self.mop_up_edge), true);
-        v.ints("mop_up_kings_close", Scalar, one(&mut self.mop_up_kings_close), true);
-        v.ints("mop_up_king_restricted", Scalar, one(&mut self.mop_up_king_restricted), true);
-        v.ints("tempo", Scalar, one(&mut self.tempo), true);
-    }
-}
 
 /// Scores a Shatranj position for the side to move with the weights in use.
 #[inline(always)]

@@ -7,7 +7,7 @@
 //! How the data was made and how to redo this: docs/tuning.md.
 
 use super::S;
-use super::shatranj::Params;
+use super::shatranj_params::Params;
 
 /// The weights in use. Piece-square tables are white-oriented: each table starts at a1,
 /// one line per rank from the first to the eighth.

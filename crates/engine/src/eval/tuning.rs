@@ -15,26 +15,8 @@ use std::fmt::Write as _;
 
 use ferz_chess::{Position, Role, Square, Variant};
 
-use super::{S, Score, chess, shatranj};
-
-/// How the values handed to a [`Visitor`] are laid out in their field.
-#[derive(Copy, Clone, Debug)]
-pub(super) enum Shape {
-    /// A single value.
-    Scalar,
-    /// A one-dimensional array.
-    Array,
-    /// Piece-square tables: one row of 64 squares (a1 first) per role, rows named by the slice.
-    Psqt(&'static [&'static str; 6]),
-}
-
-/// Something that walks every field of a `Params` table in declaration order.
-pub(super) trait Visitor {
-    /// A field of packed scores, all of whose halves are tunable.
-    fn scores(&mut self, field: &'static str, shape: Shape, values: &mut [Score]);
-    /// A field of integers; `tuned` says whether they belong to the tunable vector.
-    fn ints(&mut self, field: &'static str, shape: Shape, values: &mut [i32], tuned: bool);
-}
+use super::visit::{Shape, Visitor};
+use super::{S, Score, chess, chess_params, shatranj, shatranj_params};
 
 /// One variant's evaluation weights.
 #[derive(Clone, Debug)]
@@ -44,8 +26,8 @@ pub struct Weights {
 
 #[derive(Clone, Debug)]
 enum Table {
-    Chess(Box<chess::Params>),
-    Shatranj(Box<shatranj::Params>),
+    Chess(Box<chess_params::Params>),
+    Shatranj(Box<shatranj_params::Params>),
 }
 
 impl Weights {
@@ -130,7 +112,7 @@ impl Weights {
         let module = if self.is_shatranj() { "shatranj" } else { "chess" };
         let _ = write!(
             out,
-            "\nuse super::S;\nuse super::{module}::Params;\n\n\
+            "\nuse super::S;\nuse super::{module}_params::Params;\n\n\
              /// The weights in use. Piece-square tables are white-oriented: each table starts \
              at a1,\n/// one line per rank from the first to the eighth.\n\
              #[rustfmt::skip]\npub(super) static PARAMS: Params = Params {{\n"

@@ -117,12 +117,7 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
         config.threads()
     );
     let started = Instant::now();
-    let data = ferz_train::dataset::load(
-        &config.data.inputs,
-        config.data.variant,
-        config.data.validation_fraction,
-        config.data.seed,
-    )?;
+    let data = ferz_train::dataset::load(&config.data)?;
     eprintln!(
         "data: {} (checksums verified, {:.1} s); {} training and {} validation positions",
         data.summary,

@@ -218,12 +218,7 @@ pub fn run_generation(
             detail: format!("{} epochs", train.train.epochs),
         });
         let watch = Stopwatch::start();
-        let loaded = ferz_train::dataset::load(
-            &train.data.inputs,
-            train.data.variant,
-            train.data.validation_fraction,
-            train.data.seed,
-        )?;
+        let loaded = ferz_train::dataset::load(&train.data)?;
         let resume = train_dir.join(ferz_train::trainer::CHECKPOINT_FILE).exists();
         let mut observer = EpochFaults;
         let outcome = ferz_train::train(&train, &loaded, resume, &control.signals.stop, &mut observer)?;

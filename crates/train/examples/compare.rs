@@ -15,8 +15,7 @@ fn main() {
     let net_path = args.next().expect(usage);
     let lambda: f32 = args.next().expect(usage).parse().expect("lambda is a number");
     let inputs: Vec<std::path::PathBuf> = args.map(Into::into).collect();
-    let defaults = DataConfig::default();
-    let data = load(&inputs, NetVariant::Chess, defaults.validation_fraction, defaults.seed).expect("a dataset");
+    let data = load(&DataConfig { inputs, variant: NetVariant::Chess, ..DataConfig::default() }).expect("a dataset");
     let net = ferz_nnue::format::load(std::path::Path::new(&net_path), Some(ferz_nnue::NetVariant::Chess))
         .expect("a chess net");
     let (mut net_loss, mut hce_loss, mut mid_loss) = (0.0f64, 0.0f64, 0.0f64);

@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ferz_train::batch::{Workspace, gradient};
-use ferz_train::config::{Activation, NetVariant, OptimizerConfig};
+use ferz_train::config::{Activation, DataConfig, NetVariant, OptimizerConfig};
 use ferz_train::dataset::load;
 use ferz_train::model::Network;
 use ferz_train::optimizer::AdamW;
@@ -18,7 +18,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().expect("usage: throughput <shard or dataset dir> [batch]");
     let batch: usize = args.next().map_or(16_384, |b| b.parse().expect("a batch size"));
-    let data = load(&[dir.into()], NetVariant::Chess, 0.0, 1).expect("a dataset");
+    let inputs = vec![dir.into()];
+    let data =
+        load(&DataConfig { inputs, variant: NetVariant::Chess, validation_fraction: 0.0, seed: 1 }).expect("a dataset");
     let records = &data.train;
     println!("{}", data.summary);
     let pieces: usize = records.iter().map(|r| decode(r).unwrap().len).sum();

@@ -27,7 +27,7 @@ use ferz_dataset::marlin::RECORD_SIZE as MARLIN_SIZE;
 use ferz_dataset::verify::{AnyManifest, open_verified};
 
 use crate::TrainError;
-use crate::config::NetVariant;
+use crate::config::{DataConfig, NetVariant};
 use crate::record::{GameMark, Record, decode, variant_tag};
 
 /// The loaded positions, split into training and validation.
@@ -106,14 +106,11 @@ fn file_belongs(file_variant: Variant, variant: NetVariant) -> bool {
 /// Records read per block.
 const BLOCK_RECORDS: usize = 4096;
 
-/// Loads `inputs` for a net of `variant`, holding out about `validation_fraction` of the games
-/// (chosen with `seed`).
-pub fn load(
-    inputs: &[PathBuf],
-    variant: NetVariant,
-    validation_fraction: f64,
-    seed: u64,
-) -> Result<Dataset, TrainError> {
+/// Loads the `[data]` inputs for a net of its variant, holding out about its
+/// `validation_fraction` of the games (chosen with its seed).
+pub fn load(config: &DataConfig) -> Result<Dataset, TrainError> {
+    let DataConfig { inputs, variant, validation_fraction, seed } = config;
+    let (variant, validation_fraction, seed) = (*variant, *validation_fraction, *seed);
     let mut data = Dataset::default();
     let mut rng = SplitMix64::new(seed ^ 0x05EE_D0F5_A11D);
     let held_out = |rng: &mut SplitMix64| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < validation_fraction;

@@ -13,7 +13,7 @@ use ferz_dataset::verify::open_verified;
 use ferz_engine::Signals;
 use ferz_selfplay::config::{SelfplayConfig, VariantMix};
 use ferz_selfplay::shard::{ShardSpec, run_shard};
-use ferz_train::config::{Activation, NetVariant};
+use ferz_train::config::{Activation, DataConfig, NetVariant};
 use ferz_train::dataset::load;
 use ferz_train::run::{RUN_FILE, RunRecord};
 use ferz_train::{EpochReport, Observer, TrainConfig, TrainError, train};
@@ -90,7 +90,13 @@ impl Observer for Watch {
 fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
     let out = tempfile::tempdir().unwrap();
     let config = config(out.path());
-    let data = load(&config.data.inputs, NetVariant::Chess, 0.2, 1).unwrap();
+    let data = load(&DataConfig {
+        inputs: config.data.inputs.clone(),
+        variant: NetVariant::Chess,
+        validation_fraction: 0.2,
+        seed: 1,
+    })
+    .unwrap();
     assert!(data.train.len() > 5000 && !data.validation.is_empty(), "{}", data.summary);
     let mut watch = Watch::default();
     let outcome = train(&config, &data, false, &AtomicBool::new(false), &mut watch).unwrap();
@@ -138,7 +144,13 @@ fn a_stopped_run_resumes_to_the_same_weights() {
     let straight_dir = tempfile::tempdir().unwrap();
     let mut straight_config = config(straight_dir.path());
     straight_config.train.epochs = 3;
-    let data = load(&straight_config.data.inputs, NetVariant::Chess, 0.2, 1).unwrap();
+    let data = load(&DataConfig {
+        inputs: straight_config.data.inputs.clone(),
+        variant: NetVariant::Chess,
+        validation_fraction: 0.2,
+        seed: 1,
+    })
+    .unwrap();
     let straight = train(&straight_config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap();
 
     let dir = tempfile::tempdir().unwrap();
@@ -198,7 +210,13 @@ fn whole_games_are_held_out_and_the_variant_byte_is_honoured() {
     let positions = |v: &str| tally.positions_by_variant.get(v).copied().unwrap_or(0);
     assert!(games("shatranj") > 0 && games("chess960") > 0);
 
-    let chess = load(&[shard().to_path_buf()], NetVariant::Chess, 0.3, 5).unwrap();
+    let chess = load(&DataConfig {
+        inputs: vec![shard().to_path_buf()],
+        variant: NetVariant::Chess,
+        validation_fraction: 0.3,
+        seed: 5,
+    })
+    .unwrap();
     // Every game is found: the boundaries split neither more nor fewer.
     assert_eq!(chess.summary.games, games("chess") + games("chess960"), "{}", chess.summary);
     assert_eq!(chess.summary.records, positions("chess") + positions("chess960"));
@@ -227,7 +245,13 @@ fn whole_games_are_held_out_and_the_variant_byte_is_honoured() {
     }
     assert_eq!(side_of_game.len(), game + 1);
 
-    let shatranj = load(&[shard().to_path_buf()], NetVariant::Shatranj, 0.0, 5).unwrap();
+    let shatranj = load(&DataConfig {
+        inputs: vec![shard().to_path_buf()],
+        variant: NetVariant::Shatranj,
+        validation_fraction: 0.0,
+        seed: 5,
+    })
+    .unwrap();
     assert_eq!(shatranj.summary.records, positions("shatranj"));
     assert!(shatranj.validation.is_empty());
     assert!(shatranj.train.iter().all(|r| r[31] == 2));
@@ -255,8 +279,18 @@ fn damaged_or_missing_data_is_refused_with_the_file() {
     let mut bytes = std::fs::read(&marlin).unwrap();
     bytes[40] ^= 0x10;
     std::fs::write(&marlin, bytes).unwrap();
-    let err = load(std::slice::from_ref(&copy), NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
+    let err =
+        load(&DataConfig { inputs: vec![copy.clone()], variant: NetVariant::Chess, validation_fraction: 0.1, seed: 1 })
+            .unwrap_err()
+            .to_string();
     assert!(err.contains("chess.marlin") && err.contains("checksum"), "{err}");
-    let err = load(&[tmp.path().join("nowhere")], NetVariant::Chess, 0.1, 1).unwrap_err().to_string();
+    let err = load(&DataConfig {
+        inputs: vec![tmp.path().join("nowhere")],
+        variant: NetVariant::Chess,
+        validation_fraction: 0.1,
+        seed: 1,
+    })
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("nowhere") && err.contains("manifest"), "{err}");
 }

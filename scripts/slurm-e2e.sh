@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Self-play on a real Slurm cluster, end to end: a one-node cluster of this machine runs the
 # job array and the merge job of deploy/slurm/, one task is killed mid-shard and requeued, and
-# the merged dataset is checked against the same shards run one after another without Slurm.
+# the merged dataset is checked against the same shards run without Slurm.
 #
 # What it does, for each of GENERATIONS opening-cache generations:
 #   1. submits deploy/slurm/submit.sh SHARDS (an array of SHARDS tasks, one CPU each, and the
@@ -14,7 +14,7 @@
 #      (`ferz data stats`), game and position counts equal to the sum of the shard manifests,
 #      SHARDS x GAMES games with no round twice, the killed task restarted, and the dataset,
 #      its PGN (without the Date header) and the next cache generation identical to those of
-#      the same shards played one after another by `ferz selfplay` alone.
+#      the same shards played by `ferz selfplay` alone (as many at once as there are cores).
 # Then `ferz loop` on the same cluster (deploy/slurm/loop.sh): LOOP_GENERATIONS generations, each
 # an array of two shard tasks and a finish job that merges, trains, gates, promotes and submits
 # the next generation; a shard task of generation 1 is killed and requeued; the ledger must equal
@@ -216,19 +216,37 @@ print(json.load(open(sys.argv[1]))["games_done"])
 EOF
 }
 
-# Plays the shards one after another with ferz alone, as the array's tasks do (one thread,
-# the shard's cache a fresh copy of the generation), and merges them the same way.
+# Plays the shards with ferz alone, as the array's tasks do (one thread, the shard's cache a
+# fresh copy of the generation), as many at once as there are cores (each shard's games depend on
+# its own seed and cache only), and merges them the same way.
+straight_shard() { # generation base-cache-or-empty shard-index
+  local gen=$1 base=$2 i=$3 dir=$work/straight/gen$1
+  local cache=$dir/cache-$i
+  rm -rf "$cache"
+  if [ -n "$base" ]; then cp -a "$base" "$cache"; fi
+  FERZ__RUN__THREADS=1 FERZ__CACHE__PATH=$cache FERZ__RUN__SEED=$gen \
+    "$FERZ_BIN" selfplay --config "$work/selfplay.toml" --out "$dir/run" --shard-index "$i" \
+    --shard-count "$SHARDS" >/dev/null 2>"$dir/shard-$i.log" || return 1
+  mv "$cache" "$dir/run/$(printf 'shard-%05d' "$i")/opening-cache"
+}
+
 straight_run() { # generation base-cache-or-empty
-  local gen=$1 base=$2 dir=$work/straight/gen$1
+  local gen=$1 base=$2 dir=$work/straight/gen$1 i pids=()
   mkdir -p "$dir"
+  # (Not `wait -n` or `jobs`: munged, slurmctld and slurmd are background jobs of this shell.)
+  running() { local n=0 pid; for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && n=$((n + 1)); done; echo "$n"; }
   for ((i = 0; i < SHARDS; i++)); do
-    local cache=$dir/cache-$i
-    rm -rf "$cache"
-    if [ -n "$base" ]; then cp -a "$base" "$cache"; fi
-    FERZ__RUN__THREADS=1 FERZ__CACHE__PATH=$cache FERZ__RUN__SEED=$gen \
-      "$FERZ_BIN" selfplay --config "$work/selfplay.toml" --out "$dir/run" --shard-index "$i" \
-      --shard-count "$SHARDS" >/dev/null 2>"$dir/shard-$i.log" || fail "straight shard $i: $(tail -3 "$dir/shard-$i.log")"
-    mv "$cache" "$dir/run/$(printf 'shard-%05d' "$i")/opening-cache"
+    while [ "$(running)" -ge "$(nproc)" ]; do sleep 0.2; done
+    (
+      status=0
+      straight_shard "$gen" "$base" "$i" || status=$?
+      echo "$status" >"$dir/status-$i"
+    ) &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for ((i = 0; i < SHARDS; i++)); do
+    [ "$(cat "$dir/status-$i" 2>/dev/null)" = 0 ] || fail "straight shard $i: $(tail -3 "$dir/shard-$i.log")"
   done
   "$FERZ_BIN" data merge --shuffle --seed 1 "$dir/dataset" "$dir"/run/shard-* >/dev/null
   # Every shard began as a copy of the generation: --base counts it once.
@@ -303,7 +321,7 @@ for ((gen = 1; gen <= GENERATIONS; gen++)); do
   "$FERZ_BIN" data stats "$FERZ_RUN_DIR"/shard-* "$FERZ_DATASET" >"$work/stats-gen$gen.txt" ||
     fail "ferz data stats: $(tail -3 "$work/stats-gen$gen.txt")"
 
-  say "generation $gen: the same shards without Slurm, one after another"
+  say "generation $gen: the same shards without Slurm"
   straight_run "$gen" "$base"
 
   # Counts, duplicates, identity, throughput.

@@ -302,6 +302,7 @@ fn concatenate(target: &Path, sources: &[PathBuf], kind: FileKind) -> Result<u64
     for source in sources {
         let mut input = BufReader::new(File::open(source).map_err(|e| error(source, e.to_string()))?);
         let mut buffer = vec![0; 1 << 16];
+        let mut games = GameCounter::default();
         loop {
             let n = input.read(&mut buffer).map_err(|e| error(source, e.to_string()))?;
             if n == 0 {
@@ -309,7 +310,7 @@ fn concatenate(target: &Path, sources: &[PathBuf], kind: FileKind) -> Result<u64
             }
             records += match kind {
                 FileKind::Text(_) => buffer[..n].iter().filter(|&&b| b == b'\n').count() as u64,
-                FileKind::Pgn => count_games(&buffer[..n]),
+                FileKind::Pgn => games.feed(&buffer[..n]),
                 FileKind::Marlin(_) => 0,
             };
             out.write_all(&buffer[..n]).map_err(|e| error(target, e.to_string()))?;
@@ -324,9 +325,33 @@ fn concatenate(target: &Path, sources: &[PathBuf], kind: FileKind) -> Result<u64
     Ok(records)
 }
 
-/// Games in a chunk of PGN: each starts with an `[Event ` tag at the start of a line.
-fn count_games(chunk: &[u8]) -> u64 {
-    chunk.windows(8).filter(|w| w == b"[Event \"").count() as u64
+/// Counts the games of a PGN file read in chunks: each starts with an `[Event "` tag at the
+/// start of a line, as [`open_verified`] counts them. A tag may be split between two chunks, so
+/// the end of the previous chunk is carried over.
+struct GameCounter {
+    /// The last bytes seen, fewer than a whole `\n[Event "`; a newline before the file's first.
+    carry: Vec<u8>,
+}
+
+impl Default for GameCounter {
+    fn default() -> GameCounter {
+        GameCounter { carry: vec![b'\n'] }
+    }
+}
+
+impl GameCounter {
+    /// What starts a game after the first.
+    const TAG: &[u8] = b"\n[Event \"";
+
+    /// The games that start in `chunk`.
+    fn feed(&mut self, chunk: &[u8]) -> u64 {
+        let mut data = std::mem::take(&mut self.carry);
+        data.extend_from_slice(chunk);
+        // The carry is shorter than the tag, so no match lies wholly in what was counted before.
+        let games = data.windows(Self::TAG.len()).filter(|w| *w == Self::TAG).count() as u64;
+        self.carry = data[data.len().saturating_sub(Self::TAG.len() - 1)..].to_vec();
+        games
+    }
 }
 
 /// Fisher–Yates with the reproducible generator.
@@ -398,4 +423,20 @@ pub fn summary(manifest: &AnyManifest) -> String {
         let _ = writeln!(s, "  {} {} bytes, {} records, sha256 {} (verified)", f.name, f.bytes, f.records, f.sha256);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_are_counted_however_the_file_is_cut_into_chunks() {
+        let game = "[Event \"g\"]\n[Site \"?\"]\n\n1. e4 {[Event \"not a tag\"]} e5 1-0\n\n";
+        let text = game.repeat(7);
+        for size in 1..=text.len() {
+            let mut counter = GameCounter::default();
+            let games: u64 = text.as_bytes().chunks(size).map(|chunk| counter.feed(chunk)).sum();
+            assert_eq!(games, 7, "chunks of {size} bytes");
+        }
+    }
 }

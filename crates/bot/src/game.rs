@@ -19,53 +19,30 @@ use ferz_chess::{Color, Game, GameResult, Move, Outcome};
 use ferz_engine::Score;
 use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
-    Backoff, ChatRoom, Client, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
+    Backoff, ChatRoom, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
 };
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use crate::book::Books;
-use crate::chat::{self, ChatHub, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
+use crate::chat::{self, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
 use crate::clock::{NO_CLOCK_MS, search_limits};
-use crate::config::{BotConfig, CorrespondenceConfig, EngineVariant};
+use crate::config::{CorrespondenceConfig, EngineVariant};
 use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
 use crate::player::{NoMove, Search, SearchEnd, SearchRequest, Thought};
 use crate::record::{GameLog, LoggedMove, game_result, san_line};
 use crate::resume::Urgency;
 use crate::setup::{Rules, SetupError, server_move};
-use crate::tablebase::Tablebases;
-use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
-use seats::{ThinkingSeats, Ticket};
+use seats::Ticket;
+use talk::AfterGame;
 
+pub mod context;
 pub mod seats;
+mod talk;
 mod thinking;
 
-/// What every game task shares.
-pub struct GameContext {
-    /// The API client.
-    pub client: Client,
-    /// The settings.
-    pub config: Arc<BotConfig>,
-    /// Our account id (lower case).
-    pub me: String,
-    /// Our display name.
-    pub my_name: String,
-    /// The move sources before the engine: Polyglot files, online sources, the self-play cache.
-    pub books: Books,
-    /// Endgame tablebases: local Syzygy tables and the online tablebase.
-    pub tablebases: Tablebases,
-    /// Turns true when the bot must exit at once (second Ctrl-C).
-    pub exit_now: watch::Receiver<bool>,
-    /// The queue's view and the account's recent chat lines, for chat commands.
-    pub chat: ChatHub,
-    /// Turns true when the bot stops taking new games: correspondence games are set aside
-    /// as soon as it is not our turn.
-    pub stopping: watch::Receiver<bool>,
-    /// The thinking seats of correspondence searches (`[correspondence] max_thinking`).
-    pub seats: ThinkingSeats,
-}
+pub use context::GameContext;
 
 /// How a game task ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1156,10 +1133,14 @@ mod tests {
     //! greetings are empty and no PGN is written; on PyChess the game's page, read at its end,
     //! is refused at once (nothing listens on the client's port).
 
-    use ferz_lichess::{ClientConfig, GameStatus, Token};
+    use ferz_lichess::{Client, ClientConfig, GameStatus, Token};
     use serde_json::json;
 
     use super::*;
+    use crate::book::Books;
+    use crate::config::BotConfig;
+    use crate::tablebase::Tablebases;
+    use seats::ThinkingSeats;
 
     /// A task on `platform` for a game where we (`ferzbot`) play white.
     fn task(platform: Platform) -> GameTask {

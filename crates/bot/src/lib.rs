@@ -10,8 +10,8 @@
 //!   resignation, takebacks, abort, claiming victory, chat, PGN.
 //! - [`player`]: the engine of a game, in process or any UCI engine: searches, pondering, and
 //!   recovery from crashes, hangs and panics.
-//! - [`chat`], [`talk`]: the chat commands and the limits that keep replies from flooding, and
-//!   the game's side of chat (sending, answering, commands after the game).
+//! - [`chat`]: the chat commands and the limits that keep replies from flooding; the game's
+//!   side of chat (sending, answering, commands after the game) is the game's `talk` module.
 //! - [`online`]: moves from chessdb.cn, Lichess cloud evaluations and the opening explorer,
 //!   asked between the Polyglot books and the cache ([`book`] decides the order).
 //! - [`tablebase`]: endgame tablebases: local Syzygy tables for the engine and the verdicts,
@@ -44,7 +44,6 @@ pub mod refresh;
 pub mod resume;
 pub mod setup;
 pub mod tablebase;
-pub mod talk;
 pub mod timers;
 
 pub use bot::{BotError, RunSummary, connect, run, upgrade};

@@ -5,8 +5,8 @@
 //!   ([`Tablebases::equip`]): the in-process engine gets them directly and ranks its root moves
 //!   by DTZ itself (winning fastest to zeroing, holding draws, resisting losses longest: one
 //!   home for that logic, `ferz-engine`'s `tablebase.rs`), a UCI engine gets them as its
-//!   `SyzygyPath` option. The bot probes them only for the verdict its resign and draw rules
-//!   use ([`crate::decisions`]).
+//!   `SyzygyPath` option. The bot probes them only for the [`Verdict`] its resign and draw
+//!   rules use.
 //! - The Lichess online tablebase (`[tablebase] online`) covers standard chess up to 7 pieces
 //!   where the local tables do not: the bot plays its best move (ranked here, the same way the
 //!   engine ranks local tables) without searching. A lookup that is slow, refused (429), or

@@ -1,6 +1,6 @@
 //! Online move sources: chessdb.cn, Lichess cloud evaluations and the Lichess opening
 //! explorer, asked in that order (lichess-bot's) after the Polyglot books and before the
-//! self-play cache ([`crate::book::Books::choose`] decides that order).
+//! self-play cache (the `book` module's `Books::choose`, which asks this one, decides that order).
 //!
 //! Each service is asked only for the variants it knows, while the game is shorter than its
 //! `max_depth`, while our clock shows at least its `min_time_s`, and never for longer than its

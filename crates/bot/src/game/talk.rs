@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use ferz_lichess::ChatRoom;
 
 use crate::chat::{self, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
-use crate::game::GameContext;
+use super::context::GameContext;
 
 /// How often the chat of a finished game is read.
 const AFTER_GAME_POLL: Duration = Duration::from_secs(3);

@@ -8,6 +8,15 @@ use ferz_engine::Score;
 use crate::config::{PgnConfig, PgnGrouping};
 use crate::pgn_file;
 
+/// A search's evaluation of a move we played, from white's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Eval {
+    /// The score, from white's point of view.
+    pub white_score: Score,
+    /// The depth the search reached (0: a tablebase's verdict, not a search).
+    pub depth: u32,
+}
+
 /// One move of the record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoggedMove {
@@ -15,9 +24,9 @@ pub struct LoggedMove {
     pub mv: Move,
     /// The mover's clock after the move, ms, when a state showed it.
     pub clock_ms: Option<i64>,
-    /// Our evaluation of our moves, from white's view (as `[%eval]` is read), and its depth;
-    /// `None` for book moves and the opponent's moves.
-    pub eval: Option<(Score, u32)>,
+    /// Our evaluation of our moves, from white's view (as `[%eval]` is read); `None` for book
+    /// moves and the opponent's moves.
+    pub eval: Option<Eval>,
     /// The principal variation of the search that chose the move, the move first; empty for
     /// book moves and the opponent's moves.
     pub pv: Vec<Move>,
@@ -91,7 +100,7 @@ impl GameLog {
                 position = position.play(m.mv).unwrap_or(position);
                 let mut parts = Vec::new();
                 if config.evals
-                    && let Some((score, depth)) = m.eval
+                    && let Some(Eval { white_score: score, depth }) = m.eval
                 {
                     parts.push(format!("[%eval {},{depth}]", eval_text(score)));
                 }
@@ -101,7 +110,7 @@ impl GameLog {
                     parts.push(format!("[%clk {}]", clock_text(ms)));
                 }
                 if config.pv
-                    && let Some((_, depth)) = m.eval
+                    && let Some(Eval { depth, .. }) = m.eval
                     && m.pv.first() == Some(&m.mv)
                 {
                     // The line after the move: what the engine expected next.
@@ -252,7 +261,7 @@ mod tests {
             time_control: "180+2".into(),
             start,
             moves: vec![
-                LoggedMove { mv: e4, clock_ms: Some(180_000), eval: Some((Score::Cp(31), 12)), pv: vec![e4, e5, nf3] },
+                LoggedMove { mv: e4, clock_ms: Some(180_000), eval: Some(Eval { white_score: Score::Cp(31), depth: 12 }), pv: vec![e4, e5, nf3] },
                 LoggedMove { mv: e5, clock_ms: Some(179_500), eval: None, pv: Vec::new() },
             ],
             result: "1-0".into(),

@@ -24,27 +24,29 @@
 //! Transport lives in `ferz-lichess` (the online sources' requests too); nothing here speaks
 //! HTTP directly.
 
-pub mod block_list;
-pub mod book;
-pub mod bot;
-pub mod challenge;
-pub mod chat;
-pub mod clock;
+mod block_list;
+mod book;
+mod bot;
+mod challenge;
+mod chat;
+mod clock;
 pub mod config;
-pub mod decisions;
-pub mod ending;
-pub mod game;
-pub mod matchmaking;
-pub mod online;
-pub mod pgn_file;
-pub mod player;
-pub mod ratings;
-pub mod record;
-pub mod refresh;
-pub mod resume;
-pub mod setup;
-pub mod tablebase;
-pub mod timers;
+mod decisions;
+mod ending;
+mod game;
+mod matchmaking;
+mod online;
+mod pgn_file;
+mod player;
+mod ratings;
+mod record;
+mod refresh;
+mod resume;
+mod setup;
+mod tablebase;
+mod timers;
 
-pub use bot::{BotError, RunSummary, connect, run, upgrade};
+pub use bot::{BotError, RunSummary, run, upgrade};
 pub use config::BotConfig;
+pub use game::GameSummary;
+pub use pgn_file::check_dir as check_pgn_dir;

@@ -26,7 +26,7 @@ mod inprocess;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Game, Move, Position};
+use ferz_chess::{Game, Move};
 use ferz_engine::{Engine, Score, SearchLimits};
 use ferz_uci::PonderStats;
 use tokio::sync::watch;
@@ -56,8 +56,9 @@ pub struct Thought {
 
 impl Thought {
     /// The PV in UCI notation from `position` (where `best` is played).
+    #[cfg(test)]
     #[must_use]
-    pub fn pv_uci(&self, position: &Position) -> Vec<String> {
+    pub fn pv_uci(&self, position: &ferz_chess::Position) -> Vec<String> {
         let mut position = *position;
         self.pv
             .iter()
@@ -137,6 +138,7 @@ impl Search {
     }
 
     /// Whether it is a ponder search still waiting for the opponent's move.
+    #[cfg(test)]
     #[must_use]
     pub fn is_pondering(&self) -> bool {
         self.pondering_since.is_some()
@@ -321,6 +323,7 @@ impl Player {
     }
 
     /// The last move the engine found, with its score, depth and principal variation.
+    #[cfg(test)]
     #[must_use]
     pub fn last(&self) -> Option<&Thought> {
         self.last.as_ref()
@@ -497,7 +500,7 @@ pub fn ponder_warning(config: &EngineConfig, concurrency: usize, cores: usize) -
 
 #[cfg(test)]
 mod tests {
-    use ferz_chess::Variant;
+    use ferz_chess::{Position, Variant};
 
     use super::*;
 

@@ -21,6 +21,7 @@ impl Ratings {
     }
 
     /// Ratings from (perf, rating) pairs.
+    #[cfg(test)]
     #[must_use]
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, i64)>) -> Ratings {
         Ratings { by_perf: pairs.into_iter().map(|(k, r)| (k.to_owned(), r)).collect() }

@@ -28,17 +28,6 @@ pub enum Refreshed {
     BlockList(Vec<Result<String, String>>),
 }
 
-impl Refreshed {
-    /// The kind of refresh this is the result of.
-    #[must_use]
-    pub fn kind(&self) -> Kind {
-        match self {
-            Refreshed::Ratings(_) => Kind::Ratings,
-            Refreshed::BlockList(_) => Kind::BlockList,
-        }
-    }
-}
-
 /// The refreshes out.
 #[derive(Debug, Default)]
 pub struct Refreshes {

@@ -173,12 +173,6 @@ impl Tablebases {
         Ok(Tablebases { syzygy, config: config.clone() })
     }
 
-    /// Whether any tablebase is in use.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.syzygy.tables.is_none() && !self.config.online
-    }
-
     /// `choice` with the local tables: the in-process engine (and the stand-in of a UCI
     /// engine) gets them directly, a UCI engine as `SyzygyPath` unless its options set one.
     #[must_use]

@@ -37,13 +37,13 @@ use phase::{ClockSeen, End, Phase, PlyRecord, Rejections, SentMove, Table};
 use seats::Ticket;
 use talk::AfterGame;
 
-pub mod context;
+pub(crate) mod context;
 mod phase;
-pub mod seats;
+pub(crate) mod seats;
 mod talk;
 mod thinking;
 
-pub use context::GameContext;
+pub(crate) use context::GameContext;
 
 /// How a game task ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +77,7 @@ const MAX_REJECTIONS: u32 = 3;
 /// Why the task reopens the game stream: its view of the game may be stale, and a new
 /// stream's `gameFull` says where the game stands.
 #[derive(Debug, thiserror::Error)]
-pub enum Resync {
+pub(crate) enum Resync {
     /// A `gameState` came before the `gameFull` that sets the game up.
     #[error("a state before gameFull")]
     StateBeforeFull,
@@ -103,7 +103,7 @@ pub enum Resync {
 /// Plays game `id` to its end, or, a correspondence game, until it is set aside. `reopened`:
 /// the game was set aside before (no second greeting). `seat`: the thinking seat the bot asked
 /// for a correspondence game on our turn, in the order of the games it opens.
-pub async fn play(
+pub(crate) async fn play(
     ctx: Arc<GameContext>,
     id: String,
     hint: GameEventInfo,
@@ -1095,7 +1095,16 @@ impl GameTask {
             Some(End::Failed { error, retry: true }) => {
                 let error = Some(error.clone());
                 tracing::warn!(game = %self.id, plies, error = ?error, "gave up following the game for now; it goes on and is opened again while the server lists it");
-                return GameSummary { id: self.id, result, status, plies, pgn: None, error, set_aside: false, retry: true };
+                return GameSummary {
+                    id: self.id,
+                    result,
+                    status,
+                    plies,
+                    pgn: None,
+                    error,
+                    set_aside: false,
+                    retry: true,
+                };
             }
             Some(End::Failed { error, retry: false }) => Some(error.clone()),
             Some(End::Over(_)) | None => None,

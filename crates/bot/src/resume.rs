@@ -11,19 +11,19 @@ use ferz_lichess::models::{GameEventInfo, Speed};
 /// How soon a game needs our move: the seconds left on our clock, least first; a game without
 /// a clock (unlimited) comes last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Urgency(i64);
+pub(crate) struct Urgency(i64);
 
 impl Urgency {
     /// The urgency of a game with `seconds_left` on our clock (`None`: no clock).
     #[must_use]
-    pub fn of(seconds_left: Option<i64>) -> Urgency {
+    pub(crate) fn of(seconds_left: Option<i64>) -> Urgency {
         Urgency(seconds_left.unwrap_or(i64::MAX))
     }
 }
 
 /// What to do with the account's ongoing games.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Games to open now (indices into the list), in the order to open them.
     pub open: Vec<usize>,
     /// Correspondence games waiting for the opponent, not running: set aside.
@@ -33,7 +33,7 @@ pub struct Plan {
 /// Whether an ongoing game is correspondence or unlimited (Lichess gives unlimited games the
 /// correspondence speed too).
 #[must_use]
-pub fn is_correspondence(game: &GameEventInfo) -> bool {
+pub(crate) fn is_correspondence(game: &GameEventInfo) -> bool {
     game.speed == Some(Speed::Correspondence)
 }
 
@@ -41,7 +41,7 @@ pub fn is_correspondence(game: &GameEventInfo) -> bool {
 /// already have a task (or ended in this run) and are left alone. Entries without an id are
 /// skipped. A game whose turn the server does not say is opened (the task finds out).
 #[must_use]
-pub fn plan(games: &[GameEventInfo], known: impl Fn(&str) -> bool) -> Plan {
+pub(crate) fn plan(games: &[GameEventInfo], known: impl Fn(&str) -> bool) -> Plan {
     let mut open: Vec<usize> = Vec::new();
     let mut set_aside = Vec::new();
     for (i, game) in games.iter().enumerate() {

@@ -14,7 +14,7 @@ use crate::config::BotConfig;
 use crate::tablebase::Tablebases;
 
 /// What every game task shares.
-pub struct GameContext {
+pub(crate) struct GameContext {
     /// The API client.
     pub client: Client,
     /// The settings.

@@ -45,7 +45,7 @@ pub(super) struct Table {
 
 impl Table {
     /// The record of ply `ply`, made (empty) when the list is shorter.
-    pub fn ply_mut(&mut self, ply: usize) -> &mut PlyRecord {
+    pub(super) fn ply_mut(&mut self, ply: usize) -> &mut PlyRecord {
         if self.plies.len() <= ply {
             self.plies.resize(ply + 1, PlyRecord::default());
         }
@@ -110,7 +110,7 @@ pub(super) struct Rejections {
 
 impl Rejections {
     /// Counts one more refusal at `ply` (a refusal at another ply starts again at one).
-    pub fn add(&mut self, ply: usize) -> u32 {
+    pub(super) fn add(&mut self, ply: usize) -> u32 {
         *self = if self.ply == ply { Rejections { ply, count: self.count + 1 } } else { Rejections { ply, count: 1 } };
         self.count
     }

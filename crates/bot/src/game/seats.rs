@@ -20,7 +20,7 @@ use crate::resume::Urgency;
 /// Requests are numbered in the order they are made. A pure state machine: [`ThinkingSeats`] is
 /// the game tasks' side of it (locks, wake-ups, log lines).
 #[derive(Clone, Debug)]
-pub struct ThinkingOrder {
+pub(crate) struct ThinkingOrder {
     seats: usize,
     /// Requests holding a seat.
     holding: BTreeSet<u64>,
@@ -32,13 +32,13 @@ pub struct ThinkingOrder {
 impl ThinkingOrder {
     /// `seats` searches at once (at least one).
     #[must_use]
-    pub fn new(seats: usize) -> ThinkingOrder {
+    pub(crate) fn new(seats: usize) -> ThinkingOrder {
         ThinkingOrder { seats: seats.max(1), holding: BTreeSet::new(), waiting: BTreeSet::new(), next: 0 }
     }
 
     /// A new request for a game with `urgency`: its number, and whether it holds a seat at once
     /// (a free seat means nobody is waiting).
-    pub fn ask(&mut self, urgency: Urgency) -> (u64, bool) {
+    pub(crate) fn ask(&mut self, urgency: Urgency) -> (u64, bool) {
         let n = self.next;
         self.next += 1;
         if self.holding.len() < self.seats {
@@ -52,19 +52,19 @@ impl ThinkingOrder {
 
     /// Whether request `n` holds a seat.
     #[must_use]
-    pub fn holds(&self, n: u64) -> bool {
+    pub(crate) fn holds(&self, n: u64) -> bool {
         self.holding.contains(&n)
     }
 
     /// Requests waiting before `n` (0 when it holds a seat or is unknown).
     #[must_use]
-    pub fn ahead_of(&self, n: u64) -> usize {
+    pub(crate) fn ahead_of(&self, n: u64) -> usize {
         self.waiting.iter().position(|&(_, m)| m == n).unwrap_or(0)
     }
 
     /// Request `n` is done, whether it held a seat or was still waiting: the requests that take
     /// the seats it frees, in order.
-    pub fn leave(&mut self, n: u64) -> Vec<u64> {
+    pub(crate) fn leave(&mut self, n: u64) -> Vec<u64> {
         if !self.holding.remove(&n) {
             self.waiting.retain(|&(_, m)| m != n);
         }
@@ -80,7 +80,7 @@ impl ThinkingOrder {
 
 /// The seats every game task shares (cheap to clone).
 #[derive(Clone, Debug)]
-pub struct ThinkingSeats {
+pub(crate) struct ThinkingSeats {
     inner: Arc<Mutex<Inner>>,
 }
 
@@ -103,7 +103,7 @@ struct Request {
 impl ThinkingSeats {
     /// `seats` correspondence searches at once.
     #[must_use]
-    pub fn new(seats: usize) -> ThinkingSeats {
+    pub(crate) fn new(seats: usize) -> ThinkingSeats {
         ThinkingSeats {
             inner: Arc::new(Mutex::new(Inner { order: ThinkingOrder::new(seats), requests: HashMap::new() })),
         }
@@ -118,7 +118,7 @@ impl ThinkingSeats {
     /// one is free, or waits in line ([`Ticket::waiter`]). Dropping the ticket gives the seat back
     /// or leaves the line.
     #[must_use]
-    pub fn ask(&self, game: &str, urgency: Urgency) -> Ticket {
+    pub(crate) fn ask(&self, game: &str, urgency: Urgency) -> Ticket {
         let notify = Arc::new(Notify::new());
         let mut inner = self.lock();
         let (n, seated) = inner.order.ask(urgency);
@@ -136,7 +136,7 @@ impl ThinkingSeats {
 
 /// A game's request for a thinking seat: held, or waiting for one.
 #[derive(Debug)]
-pub struct Ticket {
+pub(crate) struct Ticket {
     seats: ThinkingSeats,
     n: u64,
     notify: Arc<Notify>,
@@ -145,13 +145,13 @@ pub struct Ticket {
 impl Ticket {
     /// Whether the ticket holds a seat.
     #[must_use]
-    pub fn seated(&self) -> bool {
+    pub(crate) fn seated(&self) -> bool {
         self.seats.lock().order.holds(self.n)
     }
 
     /// A handle that waits for the seat, for a `select!` that also needs the game task.
     #[must_use]
-    pub fn waiter(&self) -> Waiter {
+    pub(crate) fn waiter(&self) -> Waiter {
         Waiter { seats: self.seats.clone(), n: self.n, notify: Arc::clone(&self.notify) }
     }
 }
@@ -175,7 +175,7 @@ impl Drop for Ticket {
 
 /// Waits for a ticket's seat ([`Ticket::waiter`]).
 #[derive(Debug)]
-pub struct Waiter {
+pub(crate) struct Waiter {
     seats: ThinkingSeats,
     n: u64,
     notify: Arc<Notify>,
@@ -183,7 +183,7 @@ pub struct Waiter {
 
 impl Waiter {
     /// Returns once the ticket holds its seat (cancel safe).
-    pub async fn wait(&self) {
+    pub(crate) async fn wait(&self) {
         loop {
             // Registered before the check: a seat granted in between still wakes us.
             let notified = self.notify.notified();

@@ -82,11 +82,15 @@ fn one_file_per_opponent_and_no_aborted_games_by_default() {
     let never = server.send_challenge(
         ChallengeSpec::standard("bob", 300, 3).color("white").opponent(Opponent::random(84).never_move()),
     );
-    assert_eq!(wait_over(&server, &accepted_game(&server, &never)).status, "aborted");
+    let aborted = accepted_game(&server, &never);
+    assert_eq!(wait_over(&server, &aborted).status, "aborted");
     let alice = bot.pgn_dir().join("ferzbot-vs-alice.pgn");
     let bob = bot.pgn_dir().join("ferzbot-vs-bob.pgn");
     server.wait_until(Duration::from_secs(10), "two games against alice", |_| parse_pgn(&read(&alice)).len() == 2);
-    std::thread::sleep(Duration::from_millis(500));
+    // The task logs "game over" after it has written its PGN, or decided not to.
+    server.wait_until(Duration::from_secs(10), "the aborted game's task ends", |_| {
+        bot.log().lines().any(|l| l.contains("game over") && l.contains(&aborted))
+    });
     assert_eq!(parse_pgn(&read(&bob)).len(), 1, "the aborted game is not recorded: {}", read(&bob));
     assert_eq!(bot.pgns().len(), 2);
     assert!(!read(&alice).contains("depth "), "no PV comments unless asked");

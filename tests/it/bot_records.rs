@@ -110,6 +110,8 @@ fn the_log_file_rotates_keeps_its_days_and_never_holds_the_token() {
     // Five days of old logs; two days are kept, today's included.
     for day in 1..=5 {
         std::fs::write(logs.path().join(format!("bot.2026-01-0{day}.log")), "old\n").unwrap();
+        // The appender prunes the oldest files by creation time, not by name: each day's file
+        // gets a later time than the day before (not a wait for the bot).
         std::thread::sleep(Duration::from_millis(20));
     }
     let server = FakeLichess::start(FakeConfig::default());

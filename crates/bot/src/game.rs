@@ -844,7 +844,7 @@ impl GameTask {
             _ => return Ok(()),
         };
         let plies = self.state.ply();
-        if search.ply != plies || self.end().is_some() || self.moved_at_ply == Some(plies) {
+        if search.ply != plies || self.over().is_some() || self.moved_at_ply == Some(plies) {
             return Ok(()); // the game moved on while we thought
         }
         if let Some(table) = self.table_mut() {

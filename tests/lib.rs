@@ -22,7 +22,10 @@ pub fn ferz_binary() -> PathBuf {
         let binary = profile_dir.join(format!("ferz{}", std::env::consts::EXE_SUFFIX));
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
-        build.args(["build", "--quiet", "-p", "ferz", "--bin", "ferz"]);
+        // The whole workspace's features, as `cargo test --workspace` compiled them: with
+        // `-p ferz` alone, Cargo would build the engine without `ferz-tune`'s `tuning` view, a
+        // second build of the engine and of everything above it, while the first tests wait.
+        build.args(["build", "--quiet", "--workspace", "--bin", "ferz"]);
         // Cargo runs this test with the test package's variables (CARGO_MANIFEST_DIR, …). Some
         // build scripts (ring's) rerun when such a variable changes, so handing them down made
         // this build and the next `cargo test` rebuild ring and everything above it each time.

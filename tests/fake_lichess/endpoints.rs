@@ -7,7 +7,8 @@ use ferz_chess::{Color, UciMove};
 use ferz_testserver::{Request, Response};
 use serde_json::{Value, json};
 
-use super::state::{ChallengeRec, Slot, State, Status, TimeControl, UserInfo, after, start_position};
+use super::clock::after;
+use super::world::{ChallengeRec, End, GameSim, Out, Slot, State, Status, TimeControl, UserInfo, start_position};
 use super::{ChallengeAnswer, ChallengeState, ChatEntry, Shared, json};
 
 /// What a stream connection writes.
@@ -41,10 +42,7 @@ fn trueish(value: &str) -> bool {
 
 /// Answers one request; `conn` is the connection id (for streams).
 pub(crate) fn handle(st: &mut State, shared: &Shared, req: &Request, conn: u64, now: Instant) -> Answer {
-    if shared.config.is_pychess() {
-        return super::pychess::handle(st, shared, req, conn, now);
-    }
-    if let Some(full) = st.http_fault(&req.path) {
+    if let Some(full) = st.http.answer(&req.path) {
         return Answer::Whole(full);
     }
     let segs = req.segments();
@@ -146,7 +144,7 @@ fn upgrade(st: &mut State) -> Response {
 
 fn playing(st: &State, req: &Request, now: Instant) -> Response {
     let nb = req.query_param("nb").and_then(|n| n.parse::<usize>().ok()).unwrap_or(9).clamp(1, 50);
-    let mut games: Vec<&super::state::GameSim> = st.games.iter().filter(|g| g.status == Status::Started).collect();
+    let mut games: Vec<&GameSim> = st.games.iter().filter(|g| g.status == Status::Started).collect();
     // lila lists the games where it is our turn first.
     games.sort_by_key(|g| g.turn() != g.bot_color);
     let my_turn = games.iter().filter(|g| g.turn() == g.bot_color).count();
@@ -257,7 +255,7 @@ fn open_event_stream(st: &mut State, shared: &Shared, conn: u64, now: Instant) {
     lines.append(&mut st.pending_event_lines);
     let mut slot = Slot::new(conn);
     for line in lines {
-        slot.queue.push_back(super::state::Out { line, prompt: None });
+        slot.queue.push_back(Out { line, prompt: None });
     }
     // The previous connection sees that its slot is gone and ends.
     st.event_slot = Some(slot);
@@ -272,12 +270,12 @@ fn open_game_stream(st: &mut State, shared: &Shared, id: &str, conn: u64, now: I
     let g = &mut st.games[gi];
     g.game_stream_connections += 1;
     let mut slot = Slot::new(conn);
-    slot.queue.push_back(super::state::Out { line: full, prompt: g.prompt() });
+    slot.queue.push_back(Out { line: full, prompt: g.prompt() });
     if g.status == Status::Started && g.opp.gone_since.is_some() {
-        slot.queue.push_back(super::state::Out { line: g.opponent_gone_line(now), prompt: None });
+        slot.queue.push_back(Out { line: g.opponent_gone_line(now), prompt: None });
     }
     if g.status != Status::Started {
-        slot.end = Some(super::state::End::Clean);
+        slot.end = Some(End::Clean);
     }
     g.slot = Some(slot);
     None

@@ -1,11 +1,10 @@
-//! Fault injection: broken streams, server errors, rate limits, odd events, refused moves.
+//! Fault injection: broken streams, server errors, rate limits, odd events, refused moves
+//! ([`Fault`]); the HTTP-level ones wait here ([`HttpFaults`]) for the requests they match, the
+//! others are applied to the world by `State::inject` (`state.rs`).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ferz_testserver::Response;
-
-use super::Shared;
-use super::state::{End, Out, State, after};
 
 /// A fault to inject with [`super::FakeLichess::inject`].
 #[derive(Debug, Clone)]
@@ -117,90 +116,61 @@ const TOO_MANY_REQUESTS_PAGE: &str = "<!DOCTYPE html><html lang=\"en\"><head><me
 <p>Your network has sent too many requests to lichess.org. Please wait a minute and try again.</p>\
 </body></html>";
 
-impl State {
-    /// Applies an injected fault.
-    pub(crate) fn inject(&mut self, fault: Fault, shared: &Shared) {
-        let now = Instant::now();
+/// The HTTP-level faults armed, waiting for the requests they match.
+#[derive(Debug, Default)]
+pub(crate) struct HttpFaults {
+    faults: Vec<HttpFault>,
+    delays: Vec<HttpDelay>,
+    /// Requests held by a [`Fault::Delay`] so far.
+    delayed: usize,
+}
+
+impl HttpFaults {
+    /// Arms `fault` when it is an HTTP-level one; any other comes back, for the world.
+    pub(crate) fn arm(&mut self, fault: Fault) -> Option<Fault> {
         match fault {
-            Fault::CloseEventStream => {
-                if let Some(slot) = &mut self.event_slot {
-                    slot.end = Some(End::Clean);
-                }
-            }
-            Fault::ForgetGameWhenOver { game_id } => {
-                if let Some(gi) = self.game_index(&game_id) {
-                    self.games[gi].forgotten_when_over = true;
-                }
-                // A challenge's game takes its id.
-                self.forget_when_over.push(game_id);
-            }
-            Fault::SilenceEventStream(d) => {
-                if let Some(slot) = &mut self.event_slot {
-                    slot.silent_until = Some(after(now, d));
-                }
-            }
             Fault::ServerError { path_contains, times, status } => {
-                self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::ServerError(status) });
+                self.faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::ServerError(status) });
             }
             Fault::RateLimit { path_contains, times, retry_after } => {
-                self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::RateLimit(retry_after) });
+                self.faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::RateLimit(retry_after) });
             }
             Fault::Malformed { path_contains, times } => {
-                self.http_faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::Malformed });
+                self.faults.push(HttpFault { path_contains, times, kind: HttpFaultKind::Malformed });
             }
-            Fault::Delay { path, times, delay } => self.http_delays.push(HttpDelay { path, times, delay }),
-            Fault::EventLine(line) => self.emit_event_line(line),
-            Fault::DuplicateGameStart { game_id } => {
-                if let Some(gi) = self.game_index(&game_id) {
-                    let line = self.game_event_line("gameStart", gi, shared, now);
-                    self.emit_event_line(line);
-                }
-            }
-            Fault::DropGameStream { game_id } => {
-                if let Some(gi) = self.game_index(&game_id)
-                    && let Some(slot) = &mut self.games[gi].slot
-                {
-                    slot.end = Some(End::Abrupt);
-                }
-            }
-            Fault::RejectMove { game_id, times } => {
-                if let Some(gi) = self.game_index(&game_id) {
-                    self.games[gi].reject_moves += times;
-                }
-            }
+            Fault::Delay { path, times, delay } => self.delays.push(HttpDelay { path, times, delay }),
+            other => return Some(other),
         }
+        None
     }
 
-    /// Writes a raw line to the event stream, or keeps it for the next connection.
-    fn emit_event_line(&mut self, line: String) {
-        match &mut self.event_slot {
-            Some(slot) => slot.queue.push_back(Out { line, prompt: None }),
-            None => self.pending_event_lines.push(line),
-        }
+    /// Requests held by a [`Fault::Delay`] so far.
+    pub(crate) fn delayed(&self) -> usize {
+        self.delayed
     }
 
     /// How long to hold a request to `path`, if a [`Fault::Delay`] is armed for it (and counts
     /// it).
-    pub(crate) fn http_delay(&mut self, path: &str) -> Option<Duration> {
-        let index = self.http_delays.iter().position(|d| d.times > 0 && d.path == path)?;
-        let armed = &mut self.http_delays[index];
+    pub(crate) fn delay(&mut self, path: &str) -> Option<Duration> {
+        let index = self.delays.iter().position(|d| d.times > 0 && d.path == path)?;
+        let armed = &mut self.delays[index];
         armed.times -= 1;
         let delay = armed.delay;
         if armed.times == 0 {
-            self.http_delays.remove(index);
+            self.delays.remove(index);
         }
-        self.delayed_requests += 1;
+        self.delayed += 1;
         Some(delay)
     }
 
     /// The answer of an HTTP fault matching `path`, if one is armed (and counts it).
-    pub(crate) fn http_fault(&mut self, path: &str) -> Option<Response> {
-        let index = self.http_faults.iter().position(|f| f.times > 0 && path.contains(&f.path_contains))?;
-        let fault = &mut self.http_faults[index];
+    pub(crate) fn answer(&mut self, path: &str) -> Option<Response> {
+        let index = self.faults.iter().position(|f| f.times > 0 && path.contains(&f.path_contains))?;
+        let fault = &mut self.faults[index];
         fault.times -= 1;
         let kind = fault.kind.clone();
         if fault.times == 0 {
-            self.http_faults.remove(index);
+            self.faults.remove(index);
         }
         Some(match kind {
             HttpFaultKind::ServerError(status) => {

@@ -5,7 +5,8 @@ use std::time::Instant;
 use ferz_chess::Color;
 use serde_json::{Value, json};
 
-use super::state::{ChallengeRec, GameSim, State, Status, TimeControl, UserInfo, color_name, epoch_ms};
+use super::clock::epoch_ms;
+use super::world::{ChallengeRec, GameSim, State, Status, TimeControl, UserInfo, color_name};
 use super::{ChallengeState, OnlineBot, Shared};
 
 /// `{key, name, short}` of a variant key.

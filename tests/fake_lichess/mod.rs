@@ -89,7 +89,17 @@
 //!   `POST /api/challenge/{user}` is 403 `BOT accounts cannot create challenges on PyChess.`.
 //!   The opponent's draw offers and takeback proposals are invisible to the bot, and a gone
 //!   opponent just stops moving (no `opponentGone`): its clock runs out.
+//!
+//! # Layout
+//!
+//! `world.rs` holds what the server knows (games, challenges, stream slots: data only) and
+//! `state.rs` the rules that move it on (moves, clocks, the opponents' turns, the lines the
+//! streams get, injected faults); `json.rs` and `pychess_json.rs` are what each dialect writes
+//! about the world; `endpoints.rs` (Lichess) and `pychess.rs` answer requests, and `stream.rs`
+//! serves the connections and picks the dialect. `clock.rs`, `faults.rs` and `opponents.rs` are
+//! the vocabulary underneath; no module reaches back up.
 
+mod clock;
 mod endpoints;
 mod engine_opponent;
 mod faults;
@@ -97,9 +107,11 @@ mod json;
 mod online;
 mod opponents;
 mod pychess;
+mod pychess_json;
 mod state;
 mod stream;
 mod tablebase;
+mod world;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,7 +127,7 @@ pub use online::{OnlineAnswer, OnlineService};
 pub use opponents::Opponent;
 pub use tablebase::TablebaseReply;
 
-use state::State;
+use world::State;
 
 /// The token the fake accepts by default.
 pub const FAKE_TOKEN: &str = "lip_FakeBotToken_0123456789abcdef";
@@ -764,7 +776,7 @@ impl FakeLichess {
 
     /// How many requests a [`Fault::Delay`] has held so far (counted as they arrive).
     pub fn delayed_requests(&self) -> usize {
-        self.with_state(|st, _| st.delayed_requests)
+        self.with_state(|st, _| st.http.delayed())
     }
 
     /// Sets how `user` answers the bot's challenges (default: [`ChallengeAnswer::Ignore`]).

@@ -2,10 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Move, SplitMix64};
-
-use super::Shared;
-use super::state::{State, Status};
+use ferz_chess::SplitMix64;
 
 /// How the opponent plays. Built from [`Opponent::random`] and refined with the builder
 /// methods; `ply` always counts the plies played so far (0 before the first move).
@@ -210,7 +207,7 @@ impl OpponentRun {
     pub(crate) fn claim_in(&self, now: Instant) -> Option<u64> {
         let since = self.gone_since?;
         let (_, after) = self.script.gone?;
-        let left = super::state::after(since, after).saturating_duration_since(now);
+        let left = super::clock::after(since, after).saturating_duration_since(now);
         Some(left.as_millis().div_ceil(1000) as u64)
     }
 
@@ -218,116 +215,4 @@ impl OpponentRun {
     pub(crate) fn claimable(&self, now: Instant) -> bool {
         self.claim_in(now) == Some(0)
     }
-}
-
-impl State {
-    /// The opponent of game `gi` acts, if it is on move and its time has come.
-    pub(crate) fn opponent_turn(&mut self, gi: usize, now: Instant, shared: &Shared) {
-        let pychess = self.pychess;
-        let game = &mut self.games[gi];
-        if game.status != Status::Started || game.turn() == game.bot_color {
-            game.opp.due = None;
-            return;
-        }
-        if game.opp.script.never_move
-            || game.opp.gone_since.is_some()
-            || (game.opp.script.held && game.opp.released == 0)
-        {
-            game.opp.due = None;
-            return;
-        }
-        match game.opp.due {
-            None => {
-                let think = game.opp.think_time();
-                game.opp.due = Some(super::state::after(now, think));
-                return;
-            }
-            Some(due) if due <= now => game.opp.due = None,
-            Some(_) => return,
-        }
-        let ply = game.ply();
-        let bot = game.bot_color;
-        let opp = !bot;
-        let script = game.opp.script.clone();
-        if let Some((at, _)) = script.gone
-            && ply >= at
-        {
-            game.opp.gone_since = Some(now);
-            // PyChess's Bot API has no opponentGone: the opponent just stops moving.
-            if !pychess {
-                let line = game.opponent_gone_line(now);
-                game.push_line(line, None);
-            }
-            return;
-        }
-        if script.resign_at == Some(ply) {
-            self.finish(gi, Status::Resign, Some(bot), shared, now);
-            return;
-        }
-        if script.abort_at == Some(ply) && ply < 2 {
-            self.finish(gi, Status::Aborted, None, shared, now);
-            return;
-        }
-        if game.draw_offer[bot.index()] {
-            if script.accepts_draws {
-                self.finish(gi, Status::Draw, None, shared, now);
-                return;
-            }
-            // Declined: the flag is gone from the next state.
-            game.draw_offer[bot.index()] = false;
-        }
-        if script.offer_draw_at == Some(ply) && !game.opp.offered_draw {
-            game.opp.offered_draw = true;
-            game.draw_offer[opp.index()] = true;
-            game.push_state(shared, now);
-            let think = game.opp.think_time();
-            game.opp.due = Some(super::state::after(now, think));
-            return;
-        }
-        if game.takeback_offer[opp.index()] {
-            let waited_enough =
-                game.takeback_offered_at.is_none_or(|at| now >= super::state::after(at, script.takeback_wait));
-            if !waited_enough {
-                game.opp.due = game.takeback_offered_at.map(|at| super::state::after(at, script.takeback_wait));
-                return;
-            }
-            game.takeback_offer[opp.index()] = false;
-            game.takeback_offered_at = None;
-            game.push_state(shared, now);
-        }
-        // The bot's own takeback proposals are ignored and withdrawn by this move.
-        game.takeback_offer[bot.index()] = false;
-        let m = choose_move(game);
-        game.opp.played += 1;
-        game.opp.released = game.opp.released.saturating_sub(1);
-        let Some(m) = m else { return };
-        let ended = self.apply_move(gi, m, shared, now);
-        let game = &mut self.games[gi];
-        if !ended && script.takeback_at.contains(&ply) && !game.opp.proposed_takeback.contains(&ply) {
-            game.opp.proposed_takeback.push(ply);
-            game.takeback_offer[opp.index()] = true;
-            game.takeback_offered_at = Some(now);
-            game.push_state(shared, now);
-        }
-    }
-}
-
-/// The opponent's move: the scripted one when legal, else the engine's, else a random legal
-/// move.
-fn choose_move(game: &mut super::state::GameSim) -> Option<Move> {
-    let position = *game.board.position();
-    if let Some(text) = game.opp.script.script.get(game.opp.played)
-        && let Ok(m) = position.parse_uci(text)
-    {
-        return Some(m);
-    }
-    if let Some(m) = game.opp.script.engine.as_ref().and_then(|engine| engine.choose(&game.board)) {
-        return Some(m);
-    }
-    let legal = position.legal_moves();
-    if legal.is_empty() {
-        return None;
-    }
-    let index = game.opp.rng.index(legal.len());
-    Some(legal[index])
 }

@@ -1,361 +1,31 @@
-//! The simulated world: games, challenges, stream slots, and the rules that move them on.
+//! The rules that move the simulated world (`world.rs`) on: challenges, games, moves, clocks,
+//! the opponents' turns, the lines the streams get, and injected faults.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use ferz_chess::{
-    CastlingMode, Color, DrawReason, Game, Move, Outcome, Position, SplitMix64, UciMove, Variant, WinReason,
-};
+use ferz_chess::{Color, DrawReason, Game, Move, Outcome, Position, SplitMix64, WinReason};
 
-use super::faults::{HttpDelay, HttpFault};
+use super::clock::{after, epoch_ms};
+use super::faults::{Fault, HttpFaults};
 use super::opponents::OpponentRun;
+use super::world::{ChallengeRec, End, GameSim, Out, State, Status, TimeControl, UserInfo, color_name, start_position};
 use super::{
-    Castling, ChallengeAnswer, ChallengeSpec, ChallengeState, ChatEntry, FakeConfig, GameView, OnlineBot, Opponent,
-    OutgoingChallenge, RecordedRequest, Shared,
+    ChallengeAnswer, ChallengeSpec, ChallengeState, FakeConfig, GameView, OutgoingChallenge, RecordedRequest, Shared,
 };
-
-/// A clock value for "no clock": lila's `Int.MaxValue`.
-pub(crate) const UNLIMITED_MS: i64 = 2_147_483_647;
-
-/// How a stream ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum End {
-    /// With the last chunk.
-    Clean,
-    /// In the middle of a chunk.
-    Abrupt,
-}
-
-/// One line waiting to be written to a stream.
-#[derive(Debug, Clone)]
-pub(crate) struct Out {
-    /// The line, without its `\n`.
-    pub(crate) line: String,
-    /// For game streams: the ply at which this line puts the bot on move.
-    pub(crate) prompt: Option<usize>,
-}
-
-/// The server side of an open stream; the connection thread with the same `conn` writes it.
-#[derive(Debug)]
-pub(crate) struct Slot {
-    pub(crate) conn: u64,
-    pub(crate) queue: VecDeque<Out>,
-    pub(crate) end: Option<End>,
-    pub(crate) silent_until: Option<Instant>,
-}
-
-impl Slot {
-    pub(crate) fn new(conn: u64) -> Slot {
-        Slot { conn, queue: VecDeque::new(), end: None, silent_until: None }
-    }
-}
-
-/// A game status (lila's `GameStatus`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Status {
-    Started,
-    Aborted,
-    Mate,
-    Resign,
-    Stalemate,
-    Timeout,
-    Draw,
-    OutOfTime,
-    /// A variant's own ending: the Shatranj bare king.
-    VariantEnd,
-}
-
-impl Status {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Status::Started => "started",
-            Status::Aborted => "aborted",
-            Status::Mate => "mate",
-            Status::Resign => "resign",
-            Status::Stalemate => "stalemate",
-            Status::Timeout => "timeout",
-            Status::Draw => "draw",
-            Status::OutOfTime => "outoftime",
-            Status::VariantEnd => "variantEnd",
-        }
-    }
-
-    pub(crate) fn id(self) -> i64 {
-        match self {
-            Status::Started => 20,
-            Status::Aborted => 25,
-            Status::Mate => 30,
-            Status::Resign => 31,
-            Status::Stalemate => 32,
-            Status::Timeout => 33,
-            Status::Draw => 34,
-            Status::OutOfTime => 35,
-            Status::VariantEnd => 60,
-        }
-    }
-}
-
-/// A time control.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TimeControl {
-    Clock { limit: u32, inc: u32 },
-    Correspondence { days: u32 },
-    Unlimited,
-}
-
-impl TimeControl {
-    pub(crate) fn from_spec(clock: Option<(u32, u32)>, days: Option<u32>) -> TimeControl {
-        match (clock, days) {
-            (Some((limit, inc)), _) => TimeControl::Clock { limit, inc },
-            (None, Some(days)) => TimeControl::Correspondence { days },
-            (None, None) => TimeControl::Unlimited,
-        }
-    }
-
-    /// lila's speed: from `limit + 40 * increment` seconds.
-    pub(crate) fn speed(self) -> &'static str {
-        match self {
-            TimeControl::Clock { limit, inc } => match u64::from(limit) + 40 * u64::from(inc) {
-                0..30 => "ultraBullet",
-                30..180 => "bullet",
-                180..480 => "blitz",
-                480..1500 => "rapid",
-                1500..21600 => "classical",
-                _ => "correspondence",
-            },
-            _ => "correspondence",
-        }
-    }
-
-    /// Initial clock in ms (lila starts a `0+inc` clock at the increment, at least 3 s).
-    fn initial_ms(self) -> i64 {
-        match self {
-            TimeControl::Clock { limit: 0, inc } => (i64::from(inc) * 1000).max(3000),
-            TimeControl::Clock { limit, .. } => i64::from(limit) * 1000,
-            TimeControl::Correspondence { days } => i64::from(days) * 86_400_000,
-            TimeControl::Unlimited => UNLIMITED_MS,
-        }
-    }
-}
-
-/// A user as challenges and games show them.
-#[derive(Debug, Clone)]
-pub(crate) struct UserInfo {
-    pub(crate) id: String,
-    pub(crate) name: String,
-    pub(crate) title: Option<String>,
-    pub(crate) rating: i64,
-}
-
-/// A challenge, to the bot (`outgoing == false`) or from it.
-#[derive(Debug, Clone)]
-pub(crate) struct ChallengeRec {
-    pub(crate) id: String,
-    pub(crate) outgoing: bool,
-    pub(crate) challenger: UserInfo,
-    pub(crate) dest: UserInfo,
-    /// Variant key as the challenge shows it.
-    pub(crate) variant: String,
-    pub(crate) initial_fen: Option<String>,
-    pub(crate) tc: TimeControl,
-    pub(crate) rated: bool,
-    /// The challenger's requested colour.
-    pub(crate) color: String,
-    /// The challenger's actual colour.
-    pub(crate) final_color: Color,
-    pub(crate) state: ChallengeState,
-    /// How the bot's opponent plays once the game starts.
-    pub(crate) opponent: Opponent,
-    /// Outgoing: the fields as sent.
-    pub(crate) fields: BTreeMap<String, String>,
-    pub(crate) dest_name_in_url: String,
-}
-
-/// A game being simulated.
-#[derive(Debug)]
-pub(crate) struct GameSim {
-    pub(crate) id: String,
-    pub(crate) variant: String,
-    pub(crate) rules: Variant,
-    pub(crate) start: Position,
-    /// `startpos` or the FEN.
-    pub(crate) initial_fen: String,
-    pub(crate) board: Game,
-    pub(crate) moves: Vec<Move>,
-    /// The moves in the server's notation.
-    pub(crate) notation: Vec<String>,
-    pub(crate) bot_color: Color,
-    pub(crate) opp_user: UserInfo,
-    pub(crate) opp: OpponentRun,
-    pub(crate) rated: bool,
-    pub(crate) tc: TimeControl,
-    /// Remaining ms per colour at the last switch of the clock.
-    pub(crate) times: [i64; 2],
-    /// When the side to move got the move (game start, last move, takeback).
-    pub(crate) last_switch: Instant,
-    pub(crate) created_at_ms: i64,
-    pub(crate) status: Status,
-    pub(crate) winner: Option<Color>,
-    /// The rules' verdict, when the game ended on the board.
-    pub(crate) outcome: Option<Outcome>,
-    pub(crate) draw_offer: [bool; 2],
-    pub(crate) takeback_offer: [bool; 2],
-    pub(crate) takeback_offered_at: Option<Instant>,
-    pub(crate) last_bot_offer_ply: Option<usize>,
-    pub(crate) bot_draw_offers: usize,
-    pub(crate) draw_offers_declined_by_bot: usize,
-    pub(crate) takebacks_granted: usize,
-    /// The bot's messages: (room, text).
-    pub(crate) chat: Vec<(String, String)>,
-    /// Every chat line, the bot's and everyone else's.
-    pub(crate) chat_log: Vec<ChatEntry>,
-    pub(crate) illegal_moves_from_bot: Vec<String>,
-    pub(crate) slot: Option<Slot>,
-    pub(crate) game_stream_connections: usize,
-    /// PyChess: stream requests answered 200-then-broken because a stream was still open.
-    pub(crate) duplicate_game_streams: usize,
-    /// PyChess: stream requests (of any answer) after the game ended.
-    pub(crate) streams_requested_after_end: usize,
-    /// PyChess: the game is dropped once over ([`super::Fault::ForgetGameWhenOver`]).
-    pub(crate) forgotten_when_over: bool,
-    /// When the line that put the bot on move was written.
-    pub(crate) bot_prompted_at: Option<Instant>,
-    /// `bot_prompted_at` holds the time the line was taken for writing; the writer replaces it
-    /// with the time the write finished (unless the move came first).
-    pub(crate) prompt_provisional: bool,
-    pub(crate) reject_moves: u32,
-    pub(crate) castling: Castling,
-}
 
 impl GameSim {
-    pub(crate) fn turn(&self) -> Color {
-        self.board.position().turn()
-    }
-
-    pub(crate) fn ply(&self) -> usize {
-        self.moves.len()
-    }
-
-    /// Whether the side to move's clock runs (lila: from the third ply on).
-    fn clock_runs(&self) -> bool {
-        self.status == Status::Started && self.ply() >= 2 && !matches!(self.tc, TimeControl::Unlimited)
-    }
-
-    /// Remaining ms of both sides now.
-    pub(crate) fn times_now(&self, now: Instant) -> [i64; 2] {
-        let mut times = self.times;
-        if self.clock_runs() {
-            let turn = self.turn().index();
-            times[turn] -= now.saturating_duration_since(self.last_switch).as_millis() as i64;
-        }
-        times
-    }
-
-    /// Plays `m` on the board and records it in the server's notation.
-    fn record_move(&mut self, m: Move) {
-        let position = *self.board.position();
-        let text = match (self.rules, self.castling) {
-            (Variant::Chess, Castling::KingToRook) => UciMove::from_move(m, CastlingMode::Chess960).to_string(),
-            _ => position.uci(m),
-        };
-        self.board.play(m).expect("only legal moves are played");
-        self.moves.push(m);
-        self.notation.push(text);
-    }
-
-    /// Replays the game without its last `n` plies.
-    fn take_back(&mut self, n: usize) {
-        let keep = self.ply().saturating_sub(n);
-        let moves: Vec<Move> = self.moves[..keep].to_vec();
-        let notation: Vec<String> = self.notation[..keep].to_vec();
-        let mut board = Game::new(self.start);
-        for &m in &moves {
-            board.play(m).expect("replaying legal moves");
-        }
-        self.board = board;
-        self.moves = moves;
-        self.notation = notation;
-    }
-
-    /// Queues a line on the game stream, if one is open.
-    pub(crate) fn push_line(&mut self, line: String, prompt: Option<usize>) {
-        if let Some(slot) = &mut self.slot {
-            slot.queue.push_back(Out { line, prompt });
-        }
-    }
-
-    /// The ply at which the current state puts the bot on move, if it does.
-    pub(crate) fn prompt(&self) -> Option<usize> {
-        (self.status == Status::Started && self.turn() == self.bot_color).then_some(self.ply())
-    }
-
     /// Queues the current `gameState`.
     pub(crate) fn push_state(&mut self, shared: &Shared, now: Instant) {
         let line = if shared.config.is_pychess() {
-            super::pychess::game_state(self, now).to_string()
+            super::pychess_json::game_state(self, now).to_string()
         } else {
             super::json::game_state(self, shared, now).to_string()
         };
         let prompt = self.prompt();
         self.push_line(line, prompt);
     }
-
-    /// The `opponentGone` line while the opponent is gone.
-    pub(crate) fn opponent_gone_line(&self, now: Instant) -> String {
-        let seconds = self.opp.claim_in(now).unwrap_or(0);
-        serde_json::json!({ "type": "opponentGone", "gone": true, "claimWinInSeconds": seconds }).to_string()
-    }
-}
-
-/// Everything the server knows, behind one mutex.
-pub(crate) struct State {
-    pub(crate) bot_is_bot: bool,
-    pub(crate) rng: SplitMix64,
-    pub(crate) games: Vec<GameSim>,
-    pub(crate) challenges: Vec<ChallengeRec>,
-    pub(crate) event_slot: Option<Slot>,
-    pub(crate) event_stream_connections: usize,
-    /// Injected lines waiting for an event stream.
-    pub(crate) pending_event_lines: Vec<String>,
-    pub(crate) http_faults: Vec<HttpFault>,
-    pub(crate) http_delays: Vec<HttpDelay>,
-    /// Requests held by a [`super::Fault::Delay`] so far.
-    pub(crate) delayed_requests: usize,
-    pub(crate) online_bots: Vec<OnlineBot>,
-    pub(crate) answers: HashMap<String, ChallengeAnswer>,
-    pub(crate) latencies: Vec<Duration>,
-    /// Outgoing challenges to answer: (when, challenge id).
-    pub(crate) answer_due: Vec<(Instant, String)>,
-    /// The bot's takeback answers still in flight: (when they apply, game id, yes).
-    pub(crate) takeback_answer_due: Vec<(Instant, String, bool)>,
-    /// PyChess: the variants each event-stream connection announced.
-    pub(crate) advertised: Vec<Vec<String>>,
-    /// PyChess: requests to endpoints it does not have, `METHOD /path`.
-    pub(crate) missing_calls: Vec<String>,
-    /// PyChess: games (by id, made or still to be made) the server drops once over.
-    pub(crate) forget_when_over: Vec<String>,
-    /// Whether the server speaks PyChess's dialect.
-    pub(crate) pychess: bool,
-    /// The bot's rating in every perf now (starts at [`FakeConfig::bot_rating`]).
-    pub(crate) bot_rating: i64,
-    /// Plain text files served at `GET /files/{name}` without a token (online block lists).
-    pub(crate) text_files: HashMap<String, String>,
-}
-
-/// `t + d`, with `d` capped at a year so that huge durations cannot overflow an `Instant`.
-pub(crate) fn after(t: Instant, d: Duration) -> Instant {
-    t + d.min(Duration::from_secs(365 * 86_400))
-}
-
-/// Milliseconds since the Unix epoch.
-pub(crate) fn epoch_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
-}
-
-/// A colour as the API spells it.
-pub(crate) fn color_name(color: Color) -> &'static str {
-    if color == Color::White { "white" } else { "black" }
 }
 
 impl State {
@@ -368,9 +38,7 @@ impl State {
             event_slot: None,
             event_stream_connections: 0,
             pending_event_lines: Vec::new(),
-            http_faults: Vec::new(),
-            http_delays: Vec::new(),
-            delayed_requests: 0,
+            http: HttpFaults::default(),
             online_bots: Vec::new(),
             answers: HashMap::new(),
             latencies: Vec::new(),
@@ -402,16 +70,6 @@ impl State {
 
     pub(crate) fn challenge_index(&self, id: &str) -> Option<usize> {
         self.challenges.iter().position(|c| c.id == id)
-    }
-
-    /// The bot as a user.
-    pub(crate) fn bot_user(&self, shared: &Shared) -> UserInfo {
-        UserInfo {
-            id: shared.config.bot_id.to_lowercase(),
-            name: shared.config.bot_id.clone(),
-            title: self.bot_is_bot.then(|| "BOT".to_owned()),
-            rating: self.bot_rating,
-        }
     }
 
     /// Queues a line on the event stream: lost if none is open, as on lila; kept for the next
@@ -610,7 +268,7 @@ impl State {
                 return;
             }
             // No state with the last move: the bare `gameEnd` alone.
-            let line = super::pychess::game_end(g).to_string();
+            let line = super::pychess_json::game_end(g).to_string();
             g.push_line(line, None);
             return;
         }
@@ -625,7 +283,7 @@ impl State {
     /// A `gameStart`/`gameFinish` line for game `gi` (PyChess: its minimal `gameStart`).
     pub(crate) fn game_event_line(&self, kind: &str, gi: usize, shared: &Shared, now: Instant) -> String {
         if shared.config.is_pychess() {
-            return super::pychess::game_start(&self.games[gi]).to_string();
+            return super::pychess_json::game_start(&self.games[gi]).to_string();
         }
         let game = super::json::game_info(&self.games[gi], self, now);
         serde_json::json!({ "type": kind, "game": game }).to_string()
@@ -701,7 +359,7 @@ impl State {
         let id = ch.id.clone();
         if shared.config.is_pychess() {
             // PyChess's lobby offers a BOT only the variants it announced.
-            let name = super::pychess::variant_name(&ch.variant);
+            let name = super::pychess_json::variant_name(&ch.variant);
             if self.advertised.last().is_some_and(|names| !names.contains(&name)) {
                 ch.state = ChallengeState::NotOffered;
                 self.challenges.push(ch);
@@ -709,7 +367,7 @@ impl State {
             }
         }
         let line = if shared.config.is_pychess() {
-            super::pychess::challenge_event(&ch).to_string()
+            super::pychess_json::challenge_event(&ch).to_string()
         } else {
             super::json::challenge_event(&ch, self, shared)
         };
@@ -968,6 +626,149 @@ impl State {
         }
         out
     }
+
+    /// Applies an injected fault.
+    pub(crate) fn inject(&mut self, fault: Fault, shared: &Shared) {
+        let now = Instant::now();
+        let Some(fault) = self.http.arm(fault) else { return };
+        match fault {
+            Fault::CloseEventStream => {
+                if let Some(slot) = &mut self.event_slot {
+                    slot.end = Some(End::Clean);
+                }
+            }
+            Fault::ForgetGameWhenOver { game_id } => {
+                if let Some(gi) = self.game_index(&game_id) {
+                    self.games[gi].forgotten_when_over = true;
+                }
+                // A challenge's game takes its id.
+                self.forget_when_over.push(game_id);
+            }
+            Fault::SilenceEventStream(d) => {
+                if let Some(slot) = &mut self.event_slot {
+                    slot.silent_until = Some(after(now, d));
+                }
+            }
+            // Armed in `self.http` above.
+            Fault::ServerError { .. } | Fault::RateLimit { .. } | Fault::Malformed { .. } | Fault::Delay { .. } => {}
+            Fault::EventLine(line) => self.emit_event_line(line),
+            Fault::DuplicateGameStart { game_id } => {
+                if let Some(gi) = self.game_index(&game_id) {
+                    let line = self.game_event_line("gameStart", gi, shared, now);
+                    self.emit_event_line(line);
+                }
+            }
+            Fault::DropGameStream { game_id } => {
+                if let Some(gi) = self.game_index(&game_id)
+                    && let Some(slot) = &mut self.games[gi].slot
+                {
+                    slot.end = Some(End::Abrupt);
+                }
+            }
+            Fault::RejectMove { game_id, times } => {
+                if let Some(gi) = self.game_index(&game_id) {
+                    self.games[gi].reject_moves += times;
+                }
+            }
+        }
+    }
+
+    /// Writes a raw line to the event stream, or keeps it for the next connection.
+    fn emit_event_line(&mut self, line: String) {
+        match &mut self.event_slot {
+            Some(slot) => slot.queue.push_back(Out { line, prompt: None }),
+            None => self.pending_event_lines.push(line),
+        }
+    }
+
+    /// The opponent of game `gi` acts, if it is on move and its time has come.
+    pub(crate) fn opponent_turn(&mut self, gi: usize, now: Instant, shared: &Shared) {
+        let pychess = self.pychess;
+        let game = &mut self.games[gi];
+        if game.status != Status::Started || game.turn() == game.bot_color {
+            game.opp.due = None;
+            return;
+        }
+        if game.opp.script.never_move
+            || game.opp.gone_since.is_some()
+            || (game.opp.script.held && game.opp.released == 0)
+        {
+            game.opp.due = None;
+            return;
+        }
+        match game.opp.due {
+            None => {
+                let think = game.opp.think_time();
+                game.opp.due = Some(after(now, think));
+                return;
+            }
+            Some(due) if due <= now => game.opp.due = None,
+            Some(_) => return,
+        }
+        let ply = game.ply();
+        let bot = game.bot_color;
+        let opp = !bot;
+        let script = game.opp.script.clone();
+        if let Some((at, _)) = script.gone
+            && ply >= at
+        {
+            game.opp.gone_since = Some(now);
+            // PyChess's Bot API has no opponentGone: the opponent just stops moving.
+            if !pychess {
+                let line = game.opponent_gone_line(now);
+                game.push_line(line, None);
+            }
+            return;
+        }
+        if script.resign_at == Some(ply) {
+            self.finish(gi, Status::Resign, Some(bot), shared, now);
+            return;
+        }
+        if script.abort_at == Some(ply) && ply < 2 {
+            self.finish(gi, Status::Aborted, None, shared, now);
+            return;
+        }
+        if game.draw_offer[bot.index()] {
+            if script.accepts_draws {
+                self.finish(gi, Status::Draw, None, shared, now);
+                return;
+            }
+            // Declined: the flag is gone from the next state.
+            game.draw_offer[bot.index()] = false;
+        }
+        if script.offer_draw_at == Some(ply) && !game.opp.offered_draw {
+            game.opp.offered_draw = true;
+            game.draw_offer[opp.index()] = true;
+            game.push_state(shared, now);
+            let think = game.opp.think_time();
+            game.opp.due = Some(after(now, think));
+            return;
+        }
+        if game.takeback_offer[opp.index()] {
+            let waited_enough = game.takeback_offered_at.is_none_or(|at| now >= after(at, script.takeback_wait));
+            if !waited_enough {
+                game.opp.due = game.takeback_offered_at.map(|at| after(at, script.takeback_wait));
+                return;
+            }
+            game.takeback_offer[opp.index()] = false;
+            game.takeback_offered_at = None;
+            game.push_state(shared, now);
+        }
+        // The bot's own takeback proposals are ignored and withdrawn by this move.
+        game.takeback_offer[bot.index()] = false;
+        let m = choose_move(game);
+        game.opp.played += 1;
+        game.opp.released = game.opp.released.saturating_sub(1);
+        let Some(m) = m else { return };
+        let ended = self.apply_move(gi, m, shared, now);
+        let game = &mut self.games[gi];
+        if !ended && script.takeback_at.contains(&ply) && !game.opp.proposed_takeback.contains(&ply) {
+            game.opp.proposed_takeback.push(ply);
+            game.takeback_offer[opp.index()] = true;
+            game.takeback_offered_at = Some(now);
+            game.push_state(shared, now);
+        }
+    }
 }
 
 /// lila turns a `standard` challenge with a FEN into `fromPosition`.
@@ -978,40 +779,22 @@ fn normalize_variant(variant: &str, fen: Option<String>) -> (String, Option<Stri
     }
 }
 
-/// The rules, start position and `initialFen` of a game of `variant`.
-pub(crate) fn start_position(
-    variant: &str,
-    fen: Option<&str>,
-    rng: &mut SplitMix64,
-) -> Result<(Variant, Position, String), String> {
-    match variant {
-        "chess960" => {
-            let position = match fen {
-                Some(fen) => Position::from_fen(fen, Variant::Chess960).map_err(|e| e.to_string())?,
-                None => Position::random_chess960(|| rng.next_u64()),
-            };
-            let shown = fen.map_or_else(|| position.fen(), str::to_owned);
-            Ok((Variant::Chess960, position, shown))
-        }
-        "fromPosition" => {
-            let fen = fen.unwrap_or(ferz_chess::STANDARD_FEN);
-            let position = Position::from_fen(fen, Variant::Chess960).map_err(|e| e.to_string())?;
-            Ok((Variant::Chess960, position, fen.to_owned()))
-        }
-        "shatranj" => {
-            let position = match fen {
-                Some(fen) => Position::from_fen(fen, Variant::Shatranj).map_err(|e| e.to_string())?,
-                None => Position::new(Variant::Shatranj),
-            };
-            Ok((Variant::Shatranj, position, fen.map_or_else(|| position.fen(), str::to_owned)))
-        }
-        // PyChess: chess from a position (Lichess turns these into fromPosition first).
-        "standard" if fen.is_some() => {
-            let fen = fen.unwrap_or(ferz_chess::STANDARD_FEN);
-            let position = Position::from_fen(fen, Variant::Chess).map_err(|e| e.to_string())?;
-            Ok((Variant::Chess, position, fen.to_owned()))
-        }
-        // Standard, and (played with standard rules) every variant the fake cannot simulate.
-        _ => Ok((Variant::Chess, Position::new(Variant::Chess), "startpos".to_owned())),
+/// The opponent's move: the scripted one when legal, else the engine's, else a random legal
+/// move.
+fn choose_move(game: &mut GameSim) -> Option<Move> {
+    let position = *game.board.position();
+    if let Some(text) = game.opp.script.script.get(game.opp.played)
+        && let Ok(m) = position.parse_uci(text)
+    {
+        return Some(m);
     }
+    if let Some(m) = game.opp.script.engine.as_ref().and_then(|engine| engine.choose(&game.board)) {
+        return Some(m);
+    }
+    let legal = position.legal_moves();
+    if legal.is_empty() {
+        return None;
+    }
+    let index = game.opp.rng.index(legal.len());
+    Some(legal[index])
 }

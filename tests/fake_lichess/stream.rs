@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use ferz_testserver::{ChunkedWriter, Exchange, Request};
 
 use super::Shared;
+use super::clock::after;
 use super::endpoints::{self, Answer, Target};
-use super::state::{End, Out, Slot, State, Status};
+use super::world::{End, Out, Slot, State, Status};
 
 /// The content type of both stream kinds.
 const NDJSON: &str = "application/x-ndjson";
@@ -23,7 +24,7 @@ pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange
     if super::online::answer(shared, request, exchange) {
         return;
     }
-    let delay = shared.lock().http_delay(&request.path);
+    let delay = shared.lock().http.delay(&request.path);
     if let Some(delay) = delay {
         shared.changed.notify_all();
         // Held outside the lock: the rest of the server goes on.
@@ -37,7 +38,11 @@ pub(crate) fn answer(shared: &Shared, request: &Request, exchange: &mut Exchange
     let answer = {
         let mut st = shared.lock();
         st.tick(now, shared);
-        endpoints::handle(&mut st, shared, request, conn, now)
+        if shared.config.is_pychess() {
+            super::pychess::handle(&mut st, shared, request, conn, now)
+        } else {
+            endpoints::handle(&mut st, shared, request, conn, now)
+        }
     };
     shared.changed.notify_all();
     match answer {
@@ -147,7 +152,7 @@ fn next_step(shared: &Shared, target: &Target, conn: u64, last_write: Instant, k
             // Replaced by a newer connection, or removed: end cleanly.
             return Step::End(End::Clean);
         };
-        let mut wake = super::state::after(last_write, keep_alive);
+        let mut wake = after(last_write, keep_alive);
         match slot.silent_until {
             Some(until) if until > now => wake = until,
             _ => {

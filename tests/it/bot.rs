@@ -21,6 +21,27 @@ fn bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
     bot
 }
 
+/// Settings that make the bot check in every second: [`loop_round`] watches its main loop by
+/// its check-ins.
+pub(super) const CHECK_IN_EVERY_SECOND: (&str, &str) = ("correspondence", "checkin_period_s = 1");
+
+/// The bot's check-ins so far (`/api/account/playing`).
+fn check_ins(server: &FakeLichess) -> usize {
+    server.requests().iter().filter(|r| r.path == "/api/account/playing").count()
+}
+
+/// Returns once the bot's main loop has gone round again since the call, seen by two more
+/// check-ins (the bot must check in every second: `[correspondence] checkin_period_s = 1`).
+/// Each round reads what is due, fills its slots and checks in, then asks for a matchmaking
+/// challenge: by the second check-in a round that began after the call has read, and the round
+/// before it has challenged, whatever was due. Tests whose claim is that nothing happens wait
+/// for this instead of sleeping.
+pub(super) fn loop_round(server: &FakeLichess) {
+    let seen = check_ins(server);
+    server
+        .wait_until(Duration::from_secs(30), "the bot's loop goes round (two check-ins)", |s| check_ins(s) >= seen + 2);
+}
+
 pub(super) fn accepted_game(server: &FakeLichess, challenge: &str) -> String {
     server.wait_until(Duration::from_secs(10), "the challenge is accepted", |s| {
         matches!(s.challenge_state(challenge), ChallengeState::Accepted { .. })
@@ -641,10 +662,13 @@ fn matchmaking_challenges_online_bots_and_backs_off() {
     server.set_challenge_answer("friendly", ChallengeAnswer::Accept(Opponent::random(77)));
     let _bot = bot(
         &server,
-        &[(
-            "matchmaking",
-            "enabled = true\nidle_s = 0\nmin_interval_s = 1\ntime_controls = [\"180+2\"]\nmax_rating_diff = 300\ndecline_backoff_s = 3600",
-        )],
+        &[
+            (
+                "matchmaking",
+                "enabled = true\nidle_s = 0\nmin_interval_s = 1\ntime_controls = [\"180+2\"]\nmax_rating_diff = 300\ndecline_backoff_s = 3600",
+            ),
+            CHECK_IN_EVERY_SECOND,
+        ],
     );
     // Both near-rated bots get challenged (the decliner once: it is then left alone), never
     // ourselves or the 3200 giant; the friendly one's game is played.
@@ -671,7 +695,8 @@ fn matchmaking_challenges_online_bots_and_backs_off() {
         s.outgoing_challenges().iter().any(|c| matches!(c.state, ChallengeState::Refused { status: 429 }))
     });
     let after = server.outgoing_challenges().len();
-    std::thread::sleep(Duration::from_secs(3));
+    // Unpaused, the next round would challenge again (min_interval_s = 1 has long passed).
+    loop_round(&server);
     assert_eq!(server.outgoing_challenges().len(), after, "no challenges while paused");
 }
 

@@ -31,6 +31,19 @@ fn bot_lines(server: &FakeLichess, id: &str) -> Vec<ChatEntry> {
         .unwrap_or_default()
 }
 
+/// The bot's lines in every game, oldest first: the account's limit counts them all (the
+/// greetings of the game that takes the slot next too).
+fn account_lines(server: &FakeLichess) -> Vec<ChatEntry> {
+    let mut lines: Vec<ChatEntry> = server
+        .games()
+        .into_iter()
+        .flat_map(|g| g.chat_log)
+        .filter(|l| l.user == BOT && !l.text.starts_with('!'))
+        .collect();
+    lines.sort_by_key(|l| l.at);
+    lines
+}
+
 /// Sleeps until a reply in `room` would pass the bot's limits: the room's `interval` since its
 /// last line there, and fewer than four lines of the account in the last ten seconds.
 fn wait_for_budget(server: &FakeLichess, id: &str, room: &str, interval: Duration) {
@@ -40,8 +53,9 @@ fn wait_for_budget(server: &FakeLichess, id: &str, room: &str, interval: Duratio
     if let Some(last) = lines.iter().rev().find(|l| l.room == room) {
         ready = ready.max(last.at + interval + margin);
     }
-    if lines.len() >= 4 {
-        ready = ready.max(lines[lines.len() - 4].at + ACCOUNT_WINDOW + margin);
+    let account = account_lines(server);
+    if account.len() >= 4 {
+        ready = ready.max(account[account.len() - 4].at + ACCOUNT_WINDOW + margin);
     }
     std::thread::sleep(ready.saturating_duration_since(Instant::now()));
 }
@@ -61,11 +75,17 @@ fn ask(server: &FakeLichess, id: &str, user: &str, room: &str, text: &str, inter
 }
 
 /// `user` says `text` in `room` once the bot may answer; asserts that it does not.
-fn ignored(server: &FakeLichess, id: &str, user: &str, room: &str, text: &str, interval: Duration) {
+fn ignored(bot: &BotProcess, server: &FakeLichess, id: &str, user: &str, room: &str, text: &str, interval: Duration) {
     wait_for_budget(server, id, room, interval);
     let before = bot_lines(server, id).len();
     server.say(id, user, room, text);
-    std::thread::sleep(Duration::from_millis(2500));
+    // The game task handles its chat lines one at a time, answering (or not) before it reads
+    // the next: once it has logged the line after `text`, `text` got all the reply it gets.
+    let marker = format!("chat line {before} after {text}");
+    server.say(id, "carol", "spectator", &marker);
+    server.wait_until(Duration::from_secs(10), "the bot reads the line after it", |_| {
+        bot.log().contains(&format!("text={marker:?}"))
+    });
     let after = bot_lines(server, id);
     assert_eq!(after.len(), before, "{text:?} got a reply: {:?}", after.last());
 }
@@ -131,9 +151,9 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
     let late = ask(&server, &game, "alice", "player", "!commands", interval);
     assert_eq!(late, help, "!commands is !help");
     // Unknown commands, ordinary chat and the bot's own lines get no reply.
-    ignored(&server, &game, "carol", "spectator", "!dance", interval);
-    ignored(&server, &game, "alice", "player", "good luck!", interval);
-    ignored(&server, &game, BOT, "spectator", "!name", interval);
+    ignored(&bot, &server, &game, "carol", "spectator", "!dance", interval);
+    ignored(&bot, &server, &game, "alice", "player", "good luck!", interval);
+    ignored(&bot, &server, &game, BOT, "spectator", "!name", interval);
     // Alice plays on until the game ends.
     server.release_moves(&game, 1000);
     let view = wait_over(&server, &game);
@@ -141,6 +161,14 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
     // After the game (its stream closed) the opponent's !eval is read from the chat, and answered.
     server.wait_until(Duration::from_secs(10), "the goodbye", |s| {
         s.game(&game).is_some_and(|g| g.chat.iter().any(|(_, t)| t.contains("Good game")))
+    });
+    // The slot frees and bob's game is played; its greetings count against the account's chat
+    // limit too, so the reply below waits until they are all written.
+    let bob = accepted_game(&server, &waiting);
+    assert!(matches!(server.challenge_state(&waiting), ChallengeState::Accepted { .. }));
+    wait_over(&server, &bob);
+    server.wait_until(Duration::from_secs(10), "bob's goodbye", |s| {
+        s.game(&bob).is_some_and(|g| g.chat.iter().any(|(_, t)| t.contains("Good game")))
     });
     let after = ask(&server, &game, "alice", "player", "!eval", interval);
     assert!(after.starts_with("Eval ") && after.contains("depth "), "{after}");
@@ -151,10 +179,6 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
         "{}",
         bot.log()
     );
-    // The slot frees and bob's game is played.
-    let bob = accepted_game(&server, &waiting);
-    assert!(matches!(server.challenge_state(&waiting), ChallengeState::Accepted { .. }));
-    wait_over(&server, &bob);
 }
 
 #[test]

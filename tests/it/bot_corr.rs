@@ -9,7 +9,7 @@ use std::time::Duration;
 use ferz_tests::bot_process::BotProcess;
 use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, Opponent};
 
-use super::bot::{accepted_game, assert_legal, wait_over};
+use super::bot::{accepted_game, assert_legal, loop_round, wait_over};
 
 /// Generous: the machine may be busy.
 const STEP: Duration = Duration::from_secs(30);
@@ -93,8 +93,8 @@ fn the_stream_closes_while_the_opponent_thinks_and_the_check_in_returns_on_our_t
     wait_stream_closed(&server, &corr);
     let opened = server.game(&corr).expect("the game exists").game_stream_connections;
     assert!(bot.log().contains("correspondence game set aside until our turn"), "{}", bot.log());
-    // Nothing happens while the opponent thinks: no stream, no move.
-    std::thread::sleep(Duration::from_secs(3));
+    // Nothing happens while the opponent thinks: no stream, no move, whatever the check-ins see.
+    loop_round(&server);
     let view = server.game(&corr).expect("the game exists");
     assert_eq!((view.ply(), view.game_stream_connections, view.game_stream_open), (1, opened, false));
     // The opponent moves; a check-in finds it is our turn and the bot answers.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ferz_tests::fake_lichess::{ChallengeSpec, FakeLichess, Fault, Opponent};
 
-use super::bot::{assert_legal, wait_over};
+use super::bot::{assert_legal, loop_round, wait_over};
 use super::bot_corr::{server, start_with as start_bot};
 
 /// Generous: the machine may be busy.
@@ -99,7 +99,7 @@ fn a_correspondence_game_whose_task_gave_up_is_opened_again_at_the_next_check_in
     server.inject(Fault::DropGameStream { game_id: game.clone() });
     server.wait_until(STEP, "the task gives the game up", |_| bot.log().contains("gave up following the game for now"));
     // Set aside: the check-ins see the opponent to move and open no stream.
-    std::thread::sleep(Duration::from_secs(3));
+    loop_round(&server);
     let view = server.game(&game).expect("the game exists");
     assert!(!view.game_stream_open && !view.is_over(), "{view:?}");
     let opened = view.game_stream_connections;
@@ -112,7 +112,7 @@ fn a_correspondence_game_whose_task_gave_up_is_opened_again_at_the_next_check_in
     // While its task runs, the check-ins do not open it a second time.
     let view = server.game(&game).expect("the game exists");
     assert_eq!(view.game_stream_connections, opened + 1, "{view:?}");
-    std::thread::sleep(Duration::from_secs(3));
+    loop_round(&server);
     let view = server.game(&game).expect("the game exists");
     assert!(view.game_stream_open, "{view:?}");
     assert_eq!(view.game_stream_connections, opened + 1, "opened once: {view:?}");

@@ -13,7 +13,7 @@ use ferz_tests::fake_lichess::{
     ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, OnlineBot, Opponent,
 };
 
-use super::bot::accepted_game;
+use super::bot::{CHECK_IN_EVERY_SECOND, accepted_game, loop_round};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -138,6 +138,7 @@ fn the_outgoing_matchmaking_challenge_holds_its_slot() {
                 "enabled = true\nidle_s = 0\nmin_interval_s = 1\ntime_controls = [\"180+2\"]\nchallenge_timeout_s = 6",
             ),
             NO_ABORT,
+            CHECK_IN_EVERY_SECOND,
         ],
     );
     server.wait_until(WAIT, "the bot challenges Silent", |s| !s.outgoing_challenges().is_empty());
@@ -153,7 +154,8 @@ fn the_outgoing_matchmaking_challenge_holds_its_slot() {
     assert!(cancelled < accepted, "alice took the slot of our outgoing challenge:\n{}", server.dump());
     // Her game fills the slot: no challenge goes out while it runs.
     server.wait_until(WAIT, "alice's game starts", |s| s.game(&game).is_some());
-    std::thread::sleep(Duration::from_secs(3));
+    // Without her game in the slot, the next round would challenge (min_interval_s = 1).
+    loop_round(&server);
     assert_eq!(server.outgoing_challenges().len(), 1, "{:?}", server.outgoing_challenges());
 }
 

@@ -82,11 +82,15 @@ fn one_file_per_opponent_and_no_aborted_games_by_default() {
     let never = server.send_challenge(
         ChallengeSpec::standard("bob", 300, 3).color("white").opponent(Opponent::random(84).never_move()),
     );
-    assert_eq!(wait_over(&server, &accepted_game(&server, &never)).status, "aborted");
+    let aborted = accepted_game(&server, &never);
+    assert_eq!(wait_over(&server, &aborted).status, "aborted");
     let alice = bot.pgn_dir().join("ferzbot-vs-alice.pgn");
     let bob = bot.pgn_dir().join("ferzbot-vs-bob.pgn");
     server.wait_until(Duration::from_secs(10), "two games against alice", |_| parse_pgn(&read(&alice)).len() == 2);
-    std::thread::sleep(Duration::from_millis(500));
+    // The task logs "game over" after it has written its PGN, or decided not to.
+    server.wait_until(Duration::from_secs(10), "the aborted game's task ends", |_| {
+        bot.log().lines().any(|l| l.contains("game over") && l.contains(&aborted))
+    });
     assert_eq!(parse_pgn(&read(&bob)).len(), 1, "the aborted game is not recorded: {}", read(&bob));
     assert_eq!(bot.pgns().len(), 2);
     assert!(!read(&alice).contains("depth "), "no PV comments unless asked");
@@ -106,6 +110,8 @@ fn the_log_file_rotates_keeps_its_days_and_never_holds_the_token() {
     // Five days of old logs; two days are kept, today's included.
     for day in 1..=5 {
         std::fs::write(logs.path().join(format!("bot.2026-01-0{day}.log")), "old\n").unwrap();
+        // The appender prunes the oldest files by creation time, not by name: each day's file
+        // gets a later time than the day before (not a wait for the bot).
         std::thread::sleep(Duration::from_millis(20));
     }
     let server = FakeLichess::start(FakeConfig::default());

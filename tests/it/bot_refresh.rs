@@ -3,12 +3,16 @@
 //! challenge is still accepted and its game started, and no second read of either kind goes
 //! out while the first is held.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ferz_tests::bot_process::BotProcess;
 use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, Opponent};
 
+use super::bot::{CHECK_IN_EVERY_SECOND, loop_round};
+
 const WAIT: Duration = Duration::from_secs(30);
+/// How often each kind is read (`rating_refresh_s`, `online_block_list_refresh_s`).
+const REFRESH: Duration = Duration::from_secs(2);
 /// How long the server holds each read: far beyond `WAIT`, so that a loop waiting on a held
 /// read cannot accept the challenge in time.
 const HELD: Duration = Duration::from_secs(600);
@@ -24,13 +28,19 @@ fn a_held_rating_and_block_list_read_holds_up_no_challenge() {
     let _bot = BotProcess::start(
         &server.url(),
         FAKE_TOKEN,
-        &[("lichess", "request_timeout_s = 900"), ("challenge", &challenge), ("abort", "abort_s = 0")],
+        &[
+            ("lichess", "request_timeout_s = 900"),
+            ("challenge", &challenge),
+            ("abort", "abort_s = 0"),
+            CHECK_IN_EVERY_SECOND,
+        ],
     );
     server.wait_until(WAIT, "the bot opens its event stream", |s| s.event_stream_open());
     for path in ["/api/account", "/files/list.txt"] {
         server.inject(Fault::Delay { path: path.into(), times: 1, delay: HELD });
     }
     server.wait_until(WAIT, "both refreshes are held by the server", |s| s.delayed_requests() >= 2);
+    let held_at = Instant::now();
     let reads = |s: &FakeLichess| {
         let requests = s.requests();
         (
@@ -49,8 +59,11 @@ fn a_held_rating_and_block_list_read_holds_up_no_challenge() {
     server.wait_until(WAIT, "the game's stream opens", |s| {
         s.requests().iter().any(|r| r.path == format!("/api/bot/game/stream/{game_id}"))
     });
-    // Refreshes are due every two seconds; none goes out while its kind's read is held.
-    std::thread::sleep(Duration::from_secs(5));
+    // Refreshes are due every two seconds; none goes out while its kind's read is held. Both
+    // are due again by `held_at + REFRESH` (the held reads went out before it): from then on,
+    // a round of the bot's loop is where it would read again.
+    std::thread::sleep((held_at + REFRESH).saturating_duration_since(Instant::now()));
+    loop_round(&server);
     assert_eq!(reads(&server), before, "no second read while one is out:\n{}", server.dump());
     assert_eq!(server.delayed_requests(), 2);
 }

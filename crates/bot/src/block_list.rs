@@ -7,7 +7,7 @@ use ferz_lichess::Client;
 
 /// The lists of every address, each as last read.
 #[derive(Clone, Debug, Default)]
-pub struct OnlineBlockList {
+pub(crate) struct OnlineBlockList {
     /// Per address: the names last read (`None` before the first successful read).
     lists: Vec<(String, Option<Vec<String>>)>,
     /// Every name of every list, lower case.
@@ -17,7 +17,7 @@ pub struct OnlineBlockList {
 /// The user names of a block-list file: one a line, trimmed, lower case; blank lines and lines
 /// starting with `#` are skipped.
 #[must_use]
-pub fn parse(text: &str) -> Vec<String> {
+pub(crate) fn parse(text: &str) -> Vec<String> {
     text.lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
@@ -26,7 +26,7 @@ pub fn parse(text: &str) -> Vec<String> {
 }
 
 /// Reads the lists at `urls`, one after the other: each one's text, or why it could not be read.
-pub async fn read(client: &Client, urls: &[String]) -> Vec<Result<String, String>> {
+pub(crate) async fn read(client: &Client, urls: &[String]) -> Vec<Result<String, String>> {
     let mut reads = Vec::with_capacity(urls.len());
     for url in urls {
         reads.push(client.fetch_text(url).await.map_err(|e| e.to_string()));
@@ -37,43 +37,43 @@ pub async fn read(client: &Client, urls: &[String]) -> Vec<Result<String, String
 impl OnlineBlockList {
     /// The lists at these addresses, none read yet.
     #[must_use]
-    pub fn new(urls: &[String]) -> OnlineBlockList {
+    pub(crate) fn new(urls: &[String]) -> OnlineBlockList {
         OnlineBlockList { lists: urls.iter().map(|u| (u.clone(), None)).collect(), names: Vec::new() }
     }
 
     /// Whether there is any address to read.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lists.is_empty()
     }
 
     /// Every blocked name, lower case.
     #[must_use]
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
     /// The addresses, in order.
     #[must_use]
-    pub fn urls(&self) -> Vec<String> {
+    pub(crate) fn urls(&self) -> Vec<String> {
         self.lists.iter().map(|(url, _)| url.clone()).collect()
     }
 
     /// Reads every list again; failures are logged and keep the list's last contents.
-    pub async fn refresh(&mut self, client: &Client) {
+    pub(crate) async fn refresh(&mut self, client: &Client) {
         let reads = read(client, &self.urls()).await;
         self.apply_all(reads);
     }
 
     /// Takes the outcome of reading every list, in the order of [`OnlineBlockList::urls`].
-    pub fn apply_all(&mut self, reads: Vec<Result<String, String>>) {
+    pub(crate) fn apply_all(&mut self, reads: Vec<Result<String, String>>) {
         for (index, read) in reads.into_iter().enumerate() {
             self.apply(index, read);
         }
     }
 
     /// Takes the outcome of reading list `index`.
-    pub fn apply(&mut self, index: usize, read: Result<String, String>) {
+    pub(crate) fn apply(&mut self, index: usize, read: Result<String, String>) {
         let Some((url, list)) = self.lists.get_mut(index) else { return };
         match read {
             Ok(text) => {

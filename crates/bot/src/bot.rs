@@ -83,7 +83,7 @@ fn token_url(config: &BotConfig, platform: Platform) -> String {
 
 /// The client settings for the bot's configuration and token.
 #[must_use]
-pub fn client_config(config: &BotConfig, token: Token, platform: Platform) -> ClientConfig {
+pub(crate) fn client_config(config: &BotConfig, token: Token, platform: Platform) -> ClientConfig {
     let mut client = ClientConfig::new(config.lichess.url.trim_end_matches('/'), token);
     client.platform = platform;
     client.idle_timeout = Duration::from_secs(config.lichess.stream_idle_s);
@@ -99,7 +99,7 @@ pub fn client_config(config: &BotConfig, token: Token, platform: Platform) -> Cl
 /// # Errors
 /// A clear message when the token is missing, invalid or lacks `bot:play`, or (with
 /// `require_bot`) when the account is not a BOT account.
-pub async fn connect(config: &BotConfig, token: Token, require_bot: bool) -> Result<(Client, User), BotError> {
+pub(crate) async fn connect(config: &BotConfig, token: Token, require_bot: bool) -> Result<(Client, User), BotError> {
     config.validate()?;
     let platform = config.lichess.platform;
     let token_page = token_url(config, platform);

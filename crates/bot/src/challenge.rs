@@ -19,7 +19,7 @@ use crate::ratings::perf_key;
 
 /// What to do with a challenge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Accept it now.
     Accept,
     /// Every slot is busy: keep it and accept it when a game ends.
@@ -30,7 +30,7 @@ pub enum Verdict {
 
 /// The bot's state when a challenge arrives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Load<'a> {
+pub(crate) struct Load<'a> {
     /// Slots taken: games running, accepted and about to start, and our matchmaking challenge
     /// while it waits for an answer (its game will need a slot: lichess-bot issue #1163).
     pub games: usize,
@@ -50,20 +50,20 @@ pub struct Load<'a> {
 
 /// When our recent games against bots started, for `recent_bot_limit`.
 #[derive(Clone, Debug, Default)]
-pub struct RecentBotGames {
+pub(crate) struct RecentBotGames {
     started: VecDeque<Instant>,
 }
 
 impl RecentBotGames {
     /// A game against a bot started at `now`; starts older than `window` are forgotten.
-    pub fn record(&mut self, now: Instant, window: Duration) {
+    pub(crate) fn record(&mut self, now: Instant, window: Duration) {
         self.started.retain(|&t| now.saturating_duration_since(t) < window);
         self.started.push_back(now);
     }
 
     /// Games against bots started within `window` before `now`.
     #[must_use]
-    pub fn count(&self, now: Instant, window: Duration) -> usize {
+    pub(crate) fn count(&self, now: Instant, window: Duration) -> usize {
         self.started.iter().filter(|&&t| now.saturating_duration_since(t) < window).count()
     }
 }
@@ -71,7 +71,7 @@ impl RecentBotGames {
 /// The perf that rates a challenge (`blitz`, `chess960`, `correspondence`, …): the key of our
 /// rating that `rating_difference` compares with.
 #[must_use]
-pub fn perf_of(challenge: &Challenge) -> String {
+pub(crate) fn perf_of(challenge: &Challenge) -> String {
     let speed = match (&challenge.speed, &challenge.time_control) {
         (Some(speed), _) => speed.as_str().to_owned(),
         (None, Some(TimeControl::Clock { limit: Some(limit), increment, .. })) => {
@@ -85,7 +85,7 @@ pub fn perf_of(challenge: &Challenge) -> String {
 /// The variant of a challenge as a Lichess key: PyChess's `chess` + `chess960: true` becomes
 /// `chess960`, its `chess` alone `standard`.
 #[must_use]
-pub fn variant_key(challenge: &Challenge) -> String {
+pub(crate) fn variant_key(challenge: &Challenge) -> String {
     let key = challenge.variant.key_or_name();
     match (key, challenge.chess960) {
         ("standard" | "chess", Some(true)) => "chess960".to_owned(),
@@ -100,7 +100,7 @@ pub fn variant_key(challenge: &Challenge) -> String {
 ///
 /// # Errors
 /// [`DeclineReason::TooFast`] for an ultraBullet challenge, else [`DeclineReason::Generic`].
-pub fn check_bot_compat(challenge: &Challenge, compat: Option<&Compat>) -> Result<(), DeclineReason> {
+pub(crate) fn check_bot_compat(challenge: &Challenge, compat: Option<&Compat>) -> Result<(), DeclineReason> {
     match compat {
         Some(compat) if !compat.bot => Err(if challenge.speed == Some(models::Speed::UltraBullet) {
             DeclineReason::TooFast
@@ -113,7 +113,7 @@ pub fn check_bot_compat(challenge: &Challenge, compat: Option<&Compat>) -> Resul
 
 /// Decides on a challenge addressed to us.
 #[must_use]
-pub fn judge(challenge: &Challenge, config: &ChallengeConfig, load: Load<'_>) -> Verdict {
+pub(crate) fn judge(challenge: &Challenge, config: &ChallengeConfig, load: Load<'_>) -> Verdict {
     let bot = challenge.challenger.is_bot();
     // Bots may fill the slots that are not kept for humans.
     let slots = if bot { config.concurrency.saturating_sub(config.reserved_for_humans) } else { config.concurrency };

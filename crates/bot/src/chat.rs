@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use crate::config::{ChatConfig, EngineChoice, EngineConfig, EngineKind, EvalAudience};
 
 /// Lichess's longest chat line, in characters.
-pub const MAX_CHAT_CHARS: usize = 140;
+pub(crate) const MAX_CHAT_CHARS: usize = 140;
 /// Replies the account may write within [`ACCOUNT_WINDOW`], greetings included (Lichess refuses
 /// the sixth line; one is left for a greeting).
 const ACCOUNT_BURST: usize = 4;
@@ -31,7 +31,7 @@ const ACCOUNT_WINDOW: Duration = Duration::from_secs(10);
 
 /// A command the bot answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
+pub(crate) enum Command {
     /// `!help` or `!commands`: the list of commands.
     Help,
     /// `!name`: the engine, its version and settings.
@@ -46,7 +46,7 @@ pub enum Command {
 
 /// What a chat line is, as a command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Parsed {
+pub(crate) enum Parsed {
     /// Not a command (no leading `!`): ordinary chat.
     Chat,
     /// A command the bot does not know, by its lower-case word (at most 20 characters).
@@ -58,7 +58,7 @@ pub enum Parsed {
 impl Command {
     /// Reads a chat line: a `!` and a word, case-insensitive; what follows the word is ignored.
     #[must_use]
-    pub fn parse(text: &str) -> Parsed {
+    pub(crate) fn parse(text: &str) -> Parsed {
         let Some(rest) = text.trim().strip_prefix('!') else { return Parsed::Chat };
         let word = rest.split_whitespace().next().unwrap_or("").to_lowercase();
         match word.as_str() {
@@ -75,7 +75,7 @@ impl Command {
 
 /// Who wrote a chat line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Speaker {
+pub(crate) enum Speaker {
     /// The bot itself (its lines come back on the game stream).
     Us,
     /// The server (`lichess`): notices such as "Draw offer accepted".
@@ -91,7 +91,7 @@ impl Speaker {
     /// Only players write in the player room, so anyone there but us and the server is the
     /// opponent (whose name the task may not know yet).
     #[must_use]
-    pub fn of(username: &str, room: &ChatRoom, me: &str, opponent: &str) -> Speaker {
+    pub(crate) fn of(username: &str, room: &ChatRoom, me: &str, opponent: &str) -> Speaker {
         if username.eq_ignore_ascii_case(me) {
             Speaker::Us
         } else if username.eq_ignore_ascii_case("lichess") {
@@ -107,7 +107,7 @@ impl Speaker {
 
 /// Our evaluation after our last searched move.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvalNote {
+pub(crate) struct EvalNote {
     /// The score from white's point of view.
     pub white_score: Score,
     /// The depth of the search.
@@ -119,7 +119,7 @@ pub struct EvalNote {
 
 /// What `!wait` found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Extension {
+pub(crate) enum Extension {
     /// The abort timer was pushed back.
     Granted,
     /// This game's one extension was given already.
@@ -130,7 +130,7 @@ pub enum Extension {
 
 /// A challenge waiting for a slot, as `!queue` shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Waiting {
+pub(crate) struct Waiting {
     /// The challenger's name.
     pub challenger: String,
     /// `3+2`, `2d` or `∞`.
@@ -139,7 +139,7 @@ pub struct Waiting {
 
 /// The bot loop's queue, as game tasks see it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct QueueView {
+pub(crate) struct QueueView {
     /// Games in play (accepted challenges included).
     pub playing: usize,
     /// Challenges waiting for a slot, first in line first.
@@ -149,7 +149,7 @@ pub struct QueueView {
 impl QueueView {
     /// The view of `playing` games and the `waiting` challenges.
     #[must_use]
-    pub fn of<'a>(playing: usize, waiting: impl IntoIterator<Item = &'a Challenge>) -> QueueView {
+    pub(crate) fn of<'a>(playing: usize, waiting: impl IntoIterator<Item = &'a Challenge>) -> QueueView {
         let waiting = waiting
             .into_iter()
             .map(|c| Waiting {
@@ -187,7 +187,7 @@ fn time_control_text(challenge: &Challenge) -> String {
 
 /// What a game task knows when it answers.
 #[derive(Clone, Debug)]
-pub struct Facts<'a> {
+pub(crate) struct Facts<'a> {
     /// The `!name` answer ([`name_line`]).
     pub name: &'a str,
     /// Our last evaluation, if we searched a move.
@@ -204,7 +204,7 @@ pub struct Facts<'a> {
 
 /// The reply to `command` from `speaker`, under `audience`; at most [`MAX_CHAT_CHARS`].
 #[must_use]
-pub fn reply(command: Command, speaker: Speaker, audience: EvalAudience, facts: &Facts<'_>) -> String {
+pub(crate) fn reply(command: Command, speaker: Speaker, audience: EvalAudience, facts: &Facts<'_>) -> String {
     let text = match command {
         Command::Help => "Commands: !name (engine and settings), !eval (my evaluation), !wait (wait longer for a first move), !queue (challenges waiting)".to_owned(),
         Command::Name => facts.name.to_owned(),
@@ -274,7 +274,7 @@ fn queue_reply(queue: &QueueView) -> String {
 
 /// `+0.31`, `-1.20`, `#3` (white mates in 3), `#-2` (black mates in 2).
 #[must_use]
-pub fn score_text(score: Score) -> String {
+pub(crate) fn score_text(score: Score) -> String {
     match score {
         Score::Cp(cp) => format!("{:+.2}", f64::from(cp) / 100.0),
         Score::Mate(n) => format!("#{n}"),
@@ -283,7 +283,7 @@ pub fn score_text(score: Score) -> String {
 
 /// `text` cut to [`MAX_CHAT_CHARS`] characters (Lichess refuses longer lines), with `…` when cut.
 #[must_use]
-pub fn fit(text: &str) -> String {
+pub(crate) fn fit(text: &str) -> String {
     if text.chars().count() <= MAX_CHAT_CHARS {
         return text.to_owned();
     }
@@ -296,7 +296,7 @@ pub fn fit(text: &str) -> String {
 /// engine) and a few settings. An external engine is named by its program's file name only:
 /// the directories it lives in are the operator's business.
 #[must_use]
-pub fn name_line(my_name: &str, choice: &EngineChoice, engine: &EngineConfig, has_book: bool) -> String {
+pub(crate) fn name_line(my_name: &str, choice: &EngineChoice, engine: &EngineConfig, has_book: bool) -> String {
     let book = if has_book { "opening book" } else { "no book" };
     let text = match choice.kind {
         EngineKind::Ferz => {
@@ -329,7 +329,7 @@ pub fn name_line(my_name: &str, choice: &EngineChoice, engine: &EngineConfig, ha
 
 /// Why a reply was not sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hold {
+pub(crate) enum Hold {
     /// This room had a reply less than `reply_interval_s` ago.
     Interval,
     /// The game's reply budget is spent.
@@ -343,7 +343,7 @@ pub enum Hold {
 impl Hold {
     /// Why, for the log.
     #[must_use]
-    pub fn reason(self) -> &'static str {
+    pub(crate) fn reason(self) -> &'static str {
         match self {
             Hold::Interval => "one reply per room every reply_interval_s",
             Hold::GameCap => "max_replies_per_game reached",
@@ -355,7 +355,7 @@ impl Hold {
 
 /// One game's reply budget: one reply per room every `interval`, at most `cap` per game.
 #[derive(Clone, Debug)]
-pub struct GameChat {
+pub(crate) struct GameChat {
     interval: Duration,
     cap: u32,
     /// When each room (player, spectator) last got a reply.
@@ -370,7 +370,7 @@ pub struct GameChat {
 impl GameChat {
     /// The budget `[chat]` sets.
     #[must_use]
-    pub fn new(config: &ChatConfig) -> GameChat {
+    pub(crate) fn new(config: &ChatConfig) -> GameChat {
         GameChat {
             interval: Duration::from_secs(config.reply_interval_s),
             cap: config.max_replies_per_game,
@@ -385,7 +385,7 @@ impl GameChat {
     ///
     /// # Errors
     /// The rule that holds it back.
-    pub fn check(&self, room: &ChatRoom, now: Instant) -> Result<(), Hold> {
+    pub(crate) fn check(&self, room: &ChatRoom, now: Instant) -> Result<(), Hold> {
         if self.sent >= self.cap {
             return Err(Hold::GameCap);
         }
@@ -396,7 +396,7 @@ impl GameChat {
     }
 
     /// A reply went to `room` at `now`.
-    pub fn sent(&mut self, room: &ChatRoom, now: Instant) {
+    pub(crate) fn sent(&mut self, room: &ChatRoom, now: Instant) {
         self.last[room_index(room)] = Some(now);
         self.sent += 1;
         self.hold_logged = false;
@@ -404,13 +404,13 @@ impl GameChat {
 
     /// Whether a hold should be logged at info: the first since the last reply (the rest go to
     /// debug, so a flood of commands does not flood the log either).
-    pub fn log_hold(&mut self) -> bool {
+    pub(crate) fn log_hold(&mut self) -> bool {
         !std::mem::replace(&mut self.hold_logged, true)
     }
 
     /// An unknown command came: whether to log it at info (the first few of a game; the rest
     /// go to debug).
-    pub fn log_unknown(&mut self) -> bool {
+    pub(crate) fn log_unknown(&mut self) -> bool {
         self.unknown += 1;
         self.unknown <= UNKNOWN_LOGGED
     }
@@ -422,7 +422,7 @@ fn room_index(room: &ChatRoom) -> usize {
 
 /// The account's recent chat lines, every game's: Lichess's flood rule counts per account.
 #[derive(Clone, Debug, Default)]
-pub struct AccountChat {
+pub(crate) struct AccountChat {
     /// (when, text), newest last; only the last four matter.
     recent: VecDeque<(Instant, String)>,
 }
@@ -433,7 +433,7 @@ impl AccountChat {
     /// # Errors
     /// [`Hold::Account`] when it wrote four lines within the last ten seconds,
     /// [`Hold::Repeat`] when `text` is nearly one of its last two lines.
-    pub fn check(&self, text: &str, now: Instant) -> Result<(), Hold> {
+    pub(crate) fn check(&self, text: &str, now: Instant) -> Result<(), Hold> {
         if self.recent.len() >= ACCOUNT_BURST
             && self
                 .recent
@@ -451,7 +451,7 @@ impl AccountChat {
     }
 
     /// The account wrote `text` at `now` (a reply, a greeting).
-    pub fn note(&mut self, text: &str, now: Instant) {
+    pub(crate) fn note(&mut self, text: &str, now: Instant) {
         self.recent.push_back((now, text.to_owned()));
         while self.recent.len() > ACCOUNT_BURST {
             self.recent.pop_front();
@@ -462,7 +462,7 @@ impl AccountChat {
 /// Lichess's test for a repeated line: an edit distance below an eighth of the shorter line
 /// (at least 2).
 #[must_use]
-pub fn similar(a: &str, b: &str) -> bool {
+pub(crate) fn similar(a: &str, b: &str) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let limit = (a.len().min(b.len()) >> 3).max(2);
     if a.len().abs_diff(b.len()) >= limit {
@@ -484,18 +484,18 @@ pub fn similar(a: &str, b: &str) -> bool {
 
 /// What every game task shares for chat: the queue's view and the account's recent lines.
 #[derive(Clone, Debug)]
-pub struct ChatHub {
+pub(crate) struct ChatHub {
     queue: watch::Receiver<QueueView>,
     account: Arc<Mutex<AccountChat>>,
 }
 
 /// The bot loop's end of the queue view.
 #[derive(Debug)]
-pub struct QueuePublisher(watch::Sender<QueueView>);
+pub(crate) struct QueuePublisher(watch::Sender<QueueView>);
 
 /// A hub and the publisher that feeds its queue view.
 #[must_use]
-pub fn hub() -> (ChatHub, QueuePublisher) {
+pub(crate) fn hub() -> (ChatHub, QueuePublisher) {
     let (tx, rx) = watch::channel(QueueView::default());
     (ChatHub { queue: rx, account: Arc::default() }, QueuePublisher(tx))
 }
@@ -503,7 +503,7 @@ pub fn hub() -> (ChatHub, QueuePublisher) {
 impl ChatHub {
     /// The queue as the bot loop last published it.
     #[must_use]
-    pub fn queue(&self) -> QueueView {
+    pub(crate) fn queue(&self) -> QueueView {
         self.queue.borrow().clone()
     }
 
@@ -511,19 +511,19 @@ impl ChatHub {
     ///
     /// # Errors
     /// The rule that holds it back.
-    pub fn check(&self, text: &str, now: Instant) -> Result<(), Hold> {
+    pub(crate) fn check(&self, text: &str, now: Instant) -> Result<(), Hold> {
         self.account.lock().unwrap_or_else(std::sync::PoisonError::into_inner).check(text, now)
     }
 
     /// The account wrote `text` at `now`.
-    pub fn note(&self, text: &str, now: Instant) {
+    pub(crate) fn note(&self, text: &str, now: Instant) {
         self.account.lock().unwrap_or_else(std::sync::PoisonError::into_inner).note(text, now);
     }
 }
 
 impl QueuePublisher {
     /// Publishes the queue; game tasks see it at their next `!queue`. Cheap when unchanged.
-    pub fn publish(&self, view: QueueView) {
+    pub(crate) fn publish(&self, view: QueueView) {
         self.0.send_if_modified(|old| {
             let changed = *old != view;
             if changed {

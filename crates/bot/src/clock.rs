@@ -9,11 +9,11 @@ use crate::config::{CorrespondenceConfig, EngineConfig};
 
 /// The clock servers send for "no clock" (`Int.MaxValue`, 2147483647 ms): unlimited and
 /// correspondence games.
-pub const NO_CLOCK_MS: i64 = i32::MAX as i64;
+pub(crate) const NO_CLOCK_MS: i64 = i32::MAX as i64;
 
 /// The clocks of a `gameState`, in ms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Clocks {
+pub(crate) struct Clocks {
     /// White's remaining time.
     pub wtime: i64,
     /// Black's remaining time.
@@ -34,7 +34,7 @@ pub struct Clocks {
 /// - otherwise the clock, minus what already passed since the state arrived; the engine keeps
 ///   `move_overhead_ms` back from it (see [`engine_options`]).
 #[must_use]
-pub fn search_limits(
+pub(crate) fn search_limits(
     clocks: Clocks,
     us: Color,
     our_moves_made: usize,
@@ -79,7 +79,7 @@ pub fn search_limits(
 
 /// The engine options for one game.
 #[must_use]
-pub fn engine_options(config: &EngineConfig) -> ferz_engine::EngineOptions {
+pub(crate) fn engine_options(config: &EngineConfig) -> ferz_engine::EngineOptions {
     ferz_engine::EngineOptions {
         hash_mb: config.hash_mb,
         threads: config.threads,

@@ -9,7 +9,7 @@ use crate::tablebase::Verdict;
 
 /// The scores of our moves in one game, and the decisions they lead to.
 #[derive(Clone, Debug)]
-pub struct Decisions {
+pub(crate) struct Decisions {
     draw: DrawConfig,
     resign: ResignConfig,
     /// Our scores, one per move we searched (book moves leave no score), oldest first.
@@ -21,24 +21,24 @@ pub struct Decisions {
 impl Decisions {
     /// Empty history with these settings.
     #[must_use]
-    pub fn new(draw: DrawConfig, resign: ResignConfig) -> Decisions {
+    pub(crate) fn new(draw: DrawConfig, resign: ResignConfig) -> Decisions {
         Decisions { draw, resign, scores: Vec::new(), tablebase: None }
     }
 
     /// Records the score of the move we are about to play.
-    pub fn record(&mut self, score: Score) {
+    pub(crate) fn record(&mut self, score: Score) {
         self.scores.push(score.centipawns());
     }
 
     /// Forgets the scores of moves a takeback removed (`our_moves` of ours remain).
-    pub fn truncate(&mut self, our_moves: usize) {
+    pub(crate) fn truncate(&mut self, our_moves: usize) {
         self.scores.truncate(our_moves);
         self.tablebase = None;
     }
 
     /// Records what a tablebase says about the position we are to move in (`None`: it does
     /// not know), replacing the previous verdict.
-    pub fn record_tablebase(&mut self, verdict: Option<Verdict>) {
+    pub(crate) fn record_tablebase(&mut self, verdict: Option<Verdict>) {
         self.tablebase = verdict;
     }
 
@@ -49,7 +49,7 @@ impl Decisions {
 
     /// Our latest score.
     #[must_use]
-    pub fn last(&self) -> Option<i32> {
+    pub(crate) fn last(&self) -> Option<i32> {
         self.scores.last().copied()
     }
 
@@ -61,7 +61,7 @@ impl Decisions {
     /// a loss the 50-move rule saves is not one) or our last `moves` scores were all at or
     /// below the threshold.
     #[must_use]
-    pub fn should_resign(&self) -> bool {
+    pub(crate) fn should_resign(&self) -> bool {
         self.should_resign_by_tablebase()
             || (self.resign.enabled
                 && self.last_n(self.resign.moves).is_some_and(|s| s.iter().all(|&cp| cp <= self.resign.score_cp)))
@@ -70,7 +70,7 @@ impl Decisions {
     /// Resign now because a tablebase says we are lost (`enabled` and `tablebase` on), before
     /// any search.
     #[must_use]
-    pub fn should_resign_by_tablebase(&self) -> bool {
+    pub(crate) fn should_resign_by_tablebase(&self) -> bool {
         self.resign.enabled && self.resign.tablebase && self.tablebase == Some(Verdict::Loss)
     }
 
@@ -79,7 +79,7 @@ impl Decisions {
     /// knows it, at most `offer_max_pieces` pieces are left and our last `offer_moves` scores
     /// were all within `offer_score_cp` of equal.
     #[must_use]
-    pub fn should_offer_draw(&self, pieces: u32) -> bool {
+    pub(crate) fn should_offer_draw(&self, pieces: u32) -> bool {
         if let Some(verdict) = self.draw_verdict() {
             return self.draw.offer && verdict.is_drawn();
         }
@@ -94,7 +94,7 @@ impl Decisions {
     /// `tablebase`) or, when no tablebase knows the position, our current evaluation is within
     /// `accept_score_cp` of equal (`None`: we have none yet, and decline).
     #[must_use]
-    pub fn should_accept_draw(&self, current: Option<i32>) -> bool {
+    pub(crate) fn should_accept_draw(&self, current: Option<i32>) -> bool {
         if let Some(verdict) = self.draw_verdict() {
             return self.draw.accept && verdict != Verdict::Win;
         }

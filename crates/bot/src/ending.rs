@@ -14,7 +14,7 @@ const FLAG_SLACK_MS: i64 = 500;
 
 /// How we ended a game ourselves, once the server took it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GaveUp {
+pub(crate) enum GaveUp {
     /// We resigned.
     Resigned,
     /// We aborted.
@@ -23,7 +23,7 @@ pub enum GaveUp {
 
 /// The end of a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// The server said the game is over (a Lichess state, PyChess's record): its status and
     /// winner.
     Reported {
@@ -53,7 +53,7 @@ pub enum Ending {
 
 /// What the PyChess game task knows when the server says the game is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PyChessEnd {
+pub(crate) struct PyChessEnd {
     /// The board's verdict, when the rules ended the game.
     pub outcome: Option<Outcome>,
     /// Whether we resigned or aborted.
@@ -66,7 +66,7 @@ pub struct PyChessEnd {
 
 /// The side to move and its clock as the last state showed it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MoverClock {
+pub(crate) struct MoverClock {
     /// The side to move.
     pub mover: Color,
     /// Plies played.
@@ -80,7 +80,7 @@ pub struct MoverClock {
 impl Ending {
     /// The end a Lichess-style state reports.
     #[must_use]
-    pub fn reported(status: GameStatus, winner: Option<&ferz_lichess::Color>) -> Ending {
+    pub(crate) fn reported(status: GameStatus, winner: Option<&ferz_lichess::Color>) -> Ending {
         let winner = winner.and_then(|w| match w {
             ferz_lichess::Color::White => Some(Color::White),
             ferz_lichess::Color::Black => Some(Color::Black),
@@ -93,7 +93,7 @@ impl Ending {
     /// resignation or abort; a flag fall when the clock of the side to move had run out by our
     /// reckoning; anything else is [`Ending::Unknown`].
     #[must_use]
-    pub fn pychess(end: PyChessEnd) -> Ending {
+    pub(crate) fn pychess(end: PyChessEnd) -> Ending {
         if let Some(outcome) = end.outcome {
             return Ending::Board(outcome);
         }
@@ -113,7 +113,7 @@ impl Ending {
 
     /// The status name, as the server spells it (and the PGN's `Termination` tag shows it).
     #[must_use]
-    pub fn status(&self) -> &str {
+    pub(crate) fn status(&self) -> &str {
         match self {
             Ending::Reported { status, .. } => status.as_str(),
             Ending::Board(Outcome::Decisive { reason: WinReason::Checkmate, .. }) => "mate",
@@ -131,7 +131,7 @@ impl Ending {
 
     /// The winner, if there is one (and we know it).
     #[must_use]
-    pub fn winner(&self) -> Option<Color> {
+    pub(crate) fn winner(&self) -> Option<Color> {
         match self {
             Ending::Reported { winner, .. } => *winner,
             Ending::Board(outcome) => outcome.winner(),
@@ -143,7 +143,7 @@ impl Ending {
 
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     #[must_use]
-    pub fn result(&self) -> &'static str {
+    pub(crate) fn result(&self) -> &'static str {
         GameResult::pgn_of(game_result(self.winner(), self.status()))
     }
 }

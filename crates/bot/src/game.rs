@@ -11,7 +11,6 @@
 //! turn again. Its searches take turns with the other correspondence games' ([`seats`]): the
 //! task holds a thinking seat, and an engine, only from its search to its move.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,53 +18,32 @@ use ferz_chess::{Color, Game, GameResult, Move, Outcome};
 use ferz_engine::Score;
 use ferz_lichess::models::{ChatLine, GameEventInfo, OpponentGone, Player};
 use ferz_lichess::{
-    Backoff, ChatRoom, Client, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
+    Backoff, ChatRoom, Endpoint, Error, GameEvent, GameFull, GameState, Platform, RetryPolicy, StreamItem,
 };
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use crate::book::Books;
-use crate::chat::{self, ChatHub, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
+use crate::chat::{self, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
 use crate::clock::{NO_CLOCK_MS, search_limits};
-use crate::config::{BotConfig, CorrespondenceConfig, EngineVariant};
+use crate::config::{CorrespondenceConfig, EngineVariant};
 use crate::decisions::Decisions;
 use crate::ending::{Ending, GaveUp, MoverClock, PyChessEnd};
 use crate::player::{NoMove, Search, SearchEnd, SearchRequest, Thought};
-use crate::record::{GameLog, LoggedMove, game_result, san_line};
+use crate::record::{Eval, GameLog, LoggedMove, game_result, san_line};
 use crate::resume::Urgency;
 use crate::setup::{Rules, SetupError, server_move};
-use crate::tablebase::Tablebases;
-use crate::talk::{self, AfterGame};
 use crate::timers::Timers;
-use seats::{ThinkingSeats, Ticket};
+use phase::{ClockSeen, End, Phase, PlyRecord, Rejections, SentMove, Table};
+use seats::Ticket;
+use talk::AfterGame;
 
-pub mod seats;
+pub(crate) mod context;
+mod phase;
+pub(crate) mod seats;
+mod talk;
 mod thinking;
 
-/// What every game task shares.
-pub struct GameContext {
-    /// The API client.
-    pub client: Client,
-    /// The settings.
-    pub config: Arc<BotConfig>,
-    /// Our account id (lower case).
-    pub me: String,
-    /// Our display name.
-    pub my_name: String,
-    /// The move sources before the engine: Polyglot files, online sources, the self-play cache.
-    pub books: Books,
-    /// Endgame tablebases: local Syzygy tables and the online tablebase.
-    pub tablebases: Tablebases,
-    /// Turns true when the bot must exit at once (second Ctrl-C).
-    pub exit_now: watch::Receiver<bool>,
-    /// The queue's view and the account's recent chat lines, for chat commands.
-    pub chat: ChatHub,
-    /// Turns true when the bot stops taking new games: correspondence games are set aside
-    /// as soon as it is not our turn.
-    pub stopping: watch::Receiver<bool>,
-    /// The thinking seats of correspondence searches (`[correspondence] max_thinking`).
-    pub seats: ThinkingSeats,
-}
+pub(crate) use context::GameContext;
 
 /// How a game task ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,7 +77,7 @@ const MAX_REJECTIONS: u32 = 3;
 /// Why the task reopens the game stream: its view of the game may be stale, and a new
 /// stream's `gameFull` says where the game stands.
 #[derive(Debug, thiserror::Error)]
-pub enum Resync {
+pub(crate) enum Resync {
     /// A `gameState` came before the `gameFull` that sets the game up.
     #[error("a state before gameFull")]
     StateBeforeFull,
@@ -125,7 +103,7 @@ pub enum Resync {
 /// Plays game `id` to its end, or, a correspondence game, until it is set aside. `reopened`:
 /// the game was set aside before (no second greeting). `seat`: the thinking seat the bot asked
 /// for a correspondence game on our turn, in the order of the games it opens.
-pub async fn play(
+pub(crate) async fn play(
     ctx: Arc<GameContext>,
     id: String,
     hint: GameEventInfo,
@@ -146,6 +124,13 @@ pub async fn play(
     summary
 }
 
+/// A search's (or a tablebase's) evaluation of the move we are about to play, our side's view.
+#[derive(Clone, Copy, Debug)]
+struct Searched {
+    score: Score,
+    depth: u32,
+}
+
 /// Whether a game is correspondence or unlimited: Lichess's speed or days per move say so, or
 /// (servers that send neither) a state without a clock.
 fn is_correspondence(full: &GameFull) -> bool {
@@ -154,63 +139,49 @@ fn is_correspondence(full: &GameFull) -> bool {
         || full.state.wtime >= NO_CLOCK_MS
 }
 
+/// One game's task: what `gameStart` said (corrected by `gameFull`), the phase with what exists
+/// in it ([`Phase`]), the engine, and the bookkeeping of our moves, offers and chat.
 struct GameTask {
     ctx: Arc<GameContext>,
     id: String,
     platform: Platform,
-    rules: Option<Rules>,
-    full: Option<GameFull>,
+    /// Before `gameFull`, playing, done.
+    phase: Phase,
     /// Our colour, from `gameFull` (or the `gameStart` hint until then).
     us: Option<Color>,
     /// `gameStart`'s Chess960 flag (PyChess's only way to tell Chess960 from chess).
     chess960_hint: bool,
     opponent_name: String,
-    /// The engine ([`crate::player`]), from `gameFull` on.
-    player: Option<crate::player::Player>,
-    /// The search running: for our move, or on the expected reply while pondering.
-    search: Option<Search>,
-    decisions: Decisions,
-    /// Abort and claim deadlines, and the offers already answered.
-    timers: Timers,
-    game: Option<Game>,
-    state: GameState,
-    state_at: Instant,
-    /// The mover's clock after each ply, when a state showed it.
-    clocks: Vec<Option<i64>>,
-    /// Our evaluation of each of our plies, white's view.
-    evals: Vec<Option<(Score, u32)>>,
-    /// The principal variation of each searched ply, its move first (checked against the
-    /// move played before use: a takeback may have replaced it).
-    pvs: BTreeMap<usize, Vec<Move>>,
-    /// This game's chat reply budget.
-    chat_budget: GameChat,
-    /// The ply we have sent a move for.
-    moved_at_ply: Option<usize>,
-    /// The last move the server took from us, with its ply: PyChess never shows the move that
-    /// ends a game.
-    last_sent: Option<(usize, String)>,
-    rejections: (usize, u32),
-    takebacks_granted: u32,
-    greeted: bool,
-    /// We resigned or aborted (the server took it).
-    gave_up: Option<GaveUp>,
-    /// The clock (initial ms, increment ms) as the first states showed it, for servers whose
-    /// `gameFull` has no clock (PyChess).
-    clock_seen: Option<(i64, i64)>,
-    /// How the game ended, once it is over.
-    over: Option<Ending>,
-    error: Option<String>,
     /// A correspondence or unlimited game (from `gameStart`, then `gameFull`): thought over at
     /// `[correspondence]`'s pace, never pondered nor aborted by our timer, and set aside while
     /// the opponent is silent.
     correspondence: bool,
-    /// The game was set aside: the task ends without the game's end.
-    set_aside: bool,
+    /// The engine ([`crate::player`]), from `gameFull` on (a correspondence game's only while
+    /// it holds a thinking seat).
+    player: Option<crate::player::Player>,
+    /// The search running: for our move, or on the expected reply while pondering.
+    search: Option<Search>,
     /// The thinking seat of a correspondence game: asked for on our turn, held from the search
     /// to the move (with the engine, made when the seat is taken and ended when it is freed).
     seat: Option<Ticket>,
-    /// `error` may pass: the game is to be opened again ([`GameSummary::retry`]).
-    retry: bool,
+    decisions: Decisions,
+    /// Abort and claim deadlines, and the offers already answered.
+    timers: Timers,
+    /// The server's latest state (empty before the first) and when it came.
+    state: GameState,
+    state_at: Instant,
+    /// This game's chat reply budget.
+    chat_budget: GameChat,
+    /// The ply we have sent a move for.
+    moved_at_ply: Option<usize>,
+    /// The last move the server took from us.
+    last_sent: Option<SentMove>,
+    /// Our moves the server refused at the latest ply it refused one.
+    rejections: Rejections,
+    takebacks_granted: u32,
+    greeted: bool,
+    /// We resigned or aborted (the server took it).
+    gave_up: Option<GaveUp>,
 }
 
 impl GameTask {
@@ -228,38 +199,85 @@ impl GameTask {
         let correspondence = hint.speed == Some(ferz_lichess::models::Speed::Correspondence);
         GameTask {
             platform,
+            phase: Phase::Starting,
             decisions: Decisions::new(config.draw.clone(), config.resign.clone()),
             timers: Timers::new(config.abort.abort_s, claims, Instant::now()),
             correspondence,
-            set_aside: false,
             seat: None,
-            retry: false,
             ctx,
             id,
-            rules: None,
-            full: None,
             us,
             chess960_hint: hint.chess960.unwrap_or(false),
             opponent_name,
             player: None,
             search: None,
-            game: None,
             state: GameState::default(),
             state_at: Instant::now(),
-            clocks: Vec::new(),
-            evals: Vec::new(),
-            pvs: BTreeMap::new(),
             chat_budget,
             moved_at_ply: None,
             last_sent: None,
-            rejections: (0, 0),
+            rejections: Rejections::default(),
             takebacks_granted: 0,
             greeted: false,
             gave_up: None,
-            clock_seen: None,
-            over: None,
-            error: None,
         }
+    }
+
+    /// The game's set-up and position, from the first `gameFull` on.
+    fn table(&self) -> Option<&Table> {
+        match &self.phase {
+            Phase::Starting => None,
+            Phase::Playing(table) | Phase::Done { table: Some(table), .. } => Some(table),
+            Phase::Done { table: None, .. } => None,
+        }
+    }
+
+    fn table_mut(&mut self) -> Option<&mut Table> {
+        match &mut self.phase {
+            Phase::Starting => None,
+            Phase::Playing(table) | Phase::Done { table: Some(table), .. } => Some(table),
+            Phase::Done { table: None, .. } => None,
+        }
+    }
+
+    fn rules(&self) -> Option<&Rules> {
+        self.table().map(|t| &t.rules)
+    }
+
+    /// The position of the latest state that replayed.
+    fn game(&self) -> Option<&Game> {
+        self.table().and_then(|t| t.game.as_ref())
+    }
+
+    /// Why the task stopped following the game (`None` while it follows it).
+    fn end(&self) -> Option<&End> {
+        match &self.phase {
+            Phase::Done { end, .. } => Some(end),
+            _ => None,
+        }
+    }
+
+    /// How the game ended, once it is over.
+    fn over(&self) -> Option<&Ending> {
+        match self.end() {
+            Some(End::Over(ending)) => Some(ending),
+            _ => None,
+        }
+    }
+
+    /// Stops following the game for `end`, keeping what is known of it.
+    fn stop_following(&mut self, end: End) {
+        let table = match std::mem::replace(&mut self.phase, Phase::Starting) {
+            Phase::Starting => None,
+            Phase::Playing(table) => Some(table),
+            Phase::Done { table, .. } => table,
+        };
+        self.phase = Phase::Done { end, table };
+    }
+
+    /// Gives the game up for `error`; `retry`: the reason may pass.
+    fn fail(&mut self, error: impl Into<String>, retry: bool) {
+        self.stop_following(End::Failed { error: error.into(), retry });
     }
 
     /// Streams the game until it is over, reopening the stream when it drops.
@@ -267,9 +285,9 @@ impl GameTask {
         let mut backoff = Backoff::new(RetryPolicy::default());
         let mut failures = 0;
         let mut exit_now = self.ctx.exit_now.clone();
-        while self.over.is_none() && self.error.is_none() && !self.set_aside {
+        while self.end().is_none() {
             if *exit_now.borrow() {
-                self.error = Some("the bot is exiting".into());
+                self.fail("the bot is exiting", false);
                 break;
             }
             let opened = self.ctx.client.stream_game(&self.id).await;
@@ -294,23 +312,22 @@ impl GameTask {
                 // PyChess drops a finished game at once when the human leaves it (and deletes
                 // one under three plies), sometimes before its `gameEnd` went out: the game is
                 // over.
-                Err(e) if self.platform == Platform::PyChess && e.status() == Some(404) && self.game.is_some() => {
+                Err(e) if self.platform == Platform::PyChess && e.status() == Some(404) && self.game().is_some() => {
                     tracing::info!(game = %self.id, "the server no longer has the game: it is over");
-                    self.over = Some(self.pychess_end().await);
+                    let ending = self.pychess_end().await;
+                    self.stop_following(End::Over(ending));
                     break;
                 }
                 Err(e) if e.is_final() => {
                     // 404 and friends: the game is gone (finished while we were away, or not
                     // ours). Should the server still list it as ongoing, the bot tries again.
-                    self.error = Some(format!("cannot stream the game: {e}"));
-                    self.retry = true;
+                    self.fail(format!("cannot stream the game: {e}"), true);
                     break;
                 }
                 Err(e) => {
                     failures += 1;
                     if failures > MAX_STREAM_FAILURES {
-                        self.error = Some(format!("gave up reopening the game stream: {e}"));
-                        self.retry = true;
+                        self.fail(format!("gave up reopening the game stream: {e}"), true);
                         break;
                     }
                     let wait = e.retry_after().unwrap_or_else(|| backoff.next_delay());
@@ -325,11 +342,10 @@ impl GameTask {
             let reconnect = self.follow(stream, &mut exit_now).await;
             self.stop_search().await;
             self.release_seat().await;
-            if reconnect && self.over.is_none() && !self.set_aside {
+            if reconnect && !matches!(self.end(), Some(End::Over(_) | End::SetAside)) {
                 failures += 1;
                 if failures > MAX_STREAM_FAILURES {
-                    self.error = Some("the game stream kept dropping".into());
-                    self.retry = true;
+                    self.fail("the game stream kept dropping", true);
                     break;
                 }
                 let wait = backoff.next_delay();
@@ -346,7 +362,7 @@ impl GameTask {
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            if self.over.is_some() || self.set_aside {
+            if matches!(self.end(), Some(End::Over(_) | End::SetAside)) {
                 return false;
             }
             if self.seat.is_some() && !self.needs_seat() {
@@ -387,7 +403,7 @@ impl GameTask {
                 }
                 _ = tick.tick() => self.on_tick().await,
                 _ = exit_now.changed() => {
-                    self.error = Some("the bot is exiting".into());
+                    self.fail("the bot is exiting", false);
                     return false;
                 }
             }
@@ -397,10 +413,8 @@ impl GameTask {
     async fn on_event(&mut self, event: GameEvent) -> Result<(), Resync> {
         match event {
             GameEvent::GameFull(full) => {
-                let full = *full;
-                self.on_full(&full)?;
                 let state = full.state.clone();
-                self.full = Some(full);
+                self.on_full(*full)?;
                 self.greet().await;
                 self.on_state(state).await
             }
@@ -414,7 +428,8 @@ impl GameTask {
                 Ok(())
             }
             GameEvent::GameEnd { .. } => {
-                self.over = Some(self.pychess_end().await);
+                let ending = self.pychess_end().await;
+                self.stop_following(End::Over(ending));
                 Ok(())
             }
             GameEvent::Unknown { kind, .. } => {
@@ -445,7 +460,7 @@ impl GameTask {
                 tracing::warn!(game = %self.id, error = %e, "cannot read the server's record of the game");
             }
         }
-        if let Some((ply, uci)) = self.last_sent.clone()
+        if let Some(SentMove { ply, uci }) = self.last_sent.clone()
             && ply == self.state.ply()
         {
             let moves = if self.state.moves.is_empty() { uci } else { format!("{} {uci}", self.state.moves) };
@@ -453,7 +468,7 @@ impl GameTask {
         }
         // A game the server deleted before both sides moved, ended by nothing on the board
         // nor by us: the opponent aborted it (PyChess deletes games under three plies).
-        let on_board = self.game.as_ref().is_some_and(|g| g.outcome().is_some());
+        let on_board = self.game().is_some_and(|g| g.outcome().is_some());
         if gone && self.gave_up.is_none() && self.state.ply() < 2 && !on_board {
             return Ending::reported(ferz_lichess::GameStatus::Aborted, None);
         }
@@ -474,13 +489,11 @@ impl GameTask {
     /// Takes the moves of a finished game that no state showed (PyChess's last move); moves
     /// that do not replay leave the game as it was.
     fn take_final_moves(&mut self, moves: &str) {
-        let Some(rules) = &self.rules else { return };
-        match rules.replay(moves) {
+        let Some(table) = self.table_mut() else { return };
+        match table.rules.replay(moves) {
             Ok(game) => {
-                let plies = game.moves().len();
-                self.clocks.resize(plies, None);
-                self.evals.resize(plies, None);
-                self.game = Some(game);
+                table.plies.resize(game.moves().len(), PlyRecord::default());
+                table.game = Some(game);
                 self.state.moves = moves.to_owned();
             }
             Err(e) => tracing::warn!(game = %self.id, error = %e, "the final moves do not replay; keeping ours"),
@@ -489,7 +502,7 @@ impl GameTask {
 
     /// How a PyChess game ended by the task's own reckoning (see [`Ending::pychess`]).
     fn pychess_ending(&self) -> Ending {
-        let clock = self.rules.as_ref().map(|rules| {
+        let clock = self.rules().map(|rules| {
             let plies = self.state.ply();
             let mover = rules.turn_after(plies);
             MoverClock {
@@ -499,19 +512,24 @@ impl GameTask {
                 elapsed_ms: i64::try_from(self.state_at.elapsed().as_millis()).unwrap_or(i64::MAX),
             }
         });
-        let outcome = self.game.as_ref().and_then(|g| g.outcome().or_else(|| Self::forced_outcome(g)));
+        let outcome = self.game().and_then(|g| g.outcome().or_else(|| Self::forced_outcome(g)));
         Ending::pychess(PyChessEnd { outcome, gave_up: self.gave_up, us: self.us, clock })
     }
 
-    fn on_full(&mut self, full: &GameFull) -> Result<(), Resync> {
-        if self.rules.is_none() {
+    /// A `gameFull`: the first sets the game up (the phase turns to playing); each says who
+    /// plays and how.
+    fn on_full(&mut self, full: GameFull) -> Result<(), Resync> {
+        if let Phase::Starting = self.phase {
             // PyChess names Chess960 `chess` and says so only in `gameStart`'s flag.
-            let chess960 = self.chess960_hint;
-            let rules = Rules::new(full.variant.key_or_name(), chess960, &full.initial_fen).map_err(|e| {
-                self.error = Some(e.to_string());
-                Resync::Unplayable(e)
-            })?;
-            self.rules = Some(rules);
+            let rules = match Rules::new(full.variant.key_or_name(), self.chess960_hint, &full.initial_fen) {
+                Ok(rules) => rules,
+                Err(e) => {
+                    self.fail(e.to_string(), false);
+                    return Err(Resync::Unplayable(e));
+                }
+            };
+            let table = Table { rules, full: full.clone(), game: None, plies: Vec::new(), clock_seen: None };
+            self.phase = Phase::Playing(Box::new(table));
         }
         let me = &self.ctx.me;
         let (us, them): (Option<Color>, &Player) = if full.white.is(me) {
@@ -522,32 +540,32 @@ impl GameTask {
             (self.us, if self.us == Some(Color::Black) { &full.white } else { &full.black })
         };
         self.us = us;
-        self.correspondence |= is_correspondence(full);
+        self.correspondence |= is_correspondence(&full);
+        if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
+            self.opponent_name = name;
+        }
+        let pychess = self.platform == Platform::PyChess;
+        let Some(table) = self.table_mut() else { return Ok(()) };
         // PyChess's gameFull has no clock, but before the third ply neither clock has run: the
         // states show the initial time. (Lichess sends the clock; its correspondence games
         // have none and must not get one from their days.)
         let state = &full.state;
-        if self.platform == Platform::PyChess
-            && self.clock_seen.is_none()
-            && state.ply() < 2
-            && state.wtime < NO_CLOCK_MS
-        {
-            self.clock_seen = Some((state.wtime.max(state.btime), state.winc));
+        if pychess && table.clock_seen.is_none() && state.ply() < 2 && state.wtime < NO_CLOCK_MS {
+            table.clock_seen = Some(ClockSeen { initial_ms: state.wtime.max(state.btime), increment_ms: state.winc });
         }
-        if let Some(name) = them.name.clone().or_else(|| them.ai_level.map(|l| format!("Stockfish level {l}"))) {
-            self.opponent_name = name;
-        }
+        let variant = full.variant.key_or_name().to_owned();
+        table.full = full;
         // A correspondence game's engine is made when it takes a thinking seat.
         if self.player.is_none() && !self.correspondence {
             self.player = self.new_player();
         }
-        tracing::info!(game = %self.id, opponent = %self.opponent_name, variant = %full.variant.key_or_name(), us = ?self.us, "game opened");
+        tracing::info!(game = %self.id, opponent = %self.opponent_name, variant = %variant, us = ?self.us, "game opened");
         Ok(())
     }
 
     /// The engine for this game's variant; a correspondence game's searches on one thread.
     fn new_player(&self) -> Option<crate::player::Player> {
-        let rules = self.rules.as_ref()?;
+        let rules = self.rules()?;
         let engine = &self.ctx.config.engine;
         let choice = self.ctx.tablebases.equip(engine.choice(EngineVariant::of_key(&rules.key)));
         let variant = rules.start.variant();
@@ -600,7 +618,7 @@ impl GameTask {
         let facts = Facts {
             name: &name,
             eval: eval.as_ref(),
-            game_over: self.over.is_some(),
+            game_over: self.over().is_some(),
             extension,
             wait_s: config.wait_s,
             queue: &queue,
@@ -613,7 +631,7 @@ impl GameTask {
     /// ended (not given up), on a server with a chat to read, with `[chat] after_game_s` set.
     fn after_game(&self) -> Option<AfterGame> {
         let config = &self.ctx.config.chat;
-        (self.over.is_some()
+        (self.over().is_some()
             && config.commands
             && config.after_game_s > 0
             && self.platform.supports(Endpoint::ReadChat))
@@ -628,23 +646,23 @@ impl GameTask {
     /// The `!name` answer for this game: the engine its variant plays with.
     fn name_line(&self) -> String {
         let engine = &self.ctx.config.engine;
-        let variant = self.rules.as_ref().map_or(EngineVariant::Standard, |rules| EngineVariant::of_key(&rules.key));
+        let variant = self.rules().map_or(EngineVariant::Standard, |rules| EngineVariant::of_key(&rules.key));
         chat::name_line(&self.ctx.my_name, &engine.choice(variant), engine, !self.ctx.books.is_empty())
     }
 
     /// Our last searched evaluation, with its principal variation in SAN.
     fn eval_note(&self) -> Option<EvalNote> {
-        let game = self.game.as_ref()?;
-        let (ply, (white_score, depth)) = self.evals.iter().enumerate().rev().find_map(|(p, e)| e.map(|e| (p, e)))?;
+        let table = self.table()?;
+        let game = table.game.as_ref()?;
+        let (ply, record) = table.plies.iter().enumerate().rev().find(|(_, record)| record.eval.is_some())?;
+        let Eval { white_score, depth } = record.eval?;
         // The move may not be back from the server yet: then the position is the current one.
         let played = game.moves();
         let mut position = *game.start();
         for &mv in &played[..ply.min(played.len())] {
             position = position.play(mv).ok()?;
         }
-        let pv = self
-            .pvs
-            .get(&ply)
+        let pv = Some(&record.pv)
             .filter(|pv| played.get(ply).is_none_or(|mv| pv.first() == Some(mv)))
             .map(|pv| san_line(&position, pv))
             .unwrap_or_default();
@@ -658,7 +676,7 @@ impl GameTask {
             return;
         }
         self.greeted = true;
-        if self.full.as_ref().is_some_and(|f| f.state.ply() >= 2) {
+        if self.table().is_some_and(|t| t.full.state.ply() >= 2) {
             return;
         }
         let greeting = self.ctx.config.greeting.clone();
@@ -672,40 +690,42 @@ impl GameTask {
 
     async fn on_state(&mut self, state: GameState) -> Result<(), Resync> {
         let now = Instant::now();
-        let Some(rules) = self.rules.clone() else {
+        let Some(rules) = self.rules().cloned() else {
             return Err(Resync::StateBeforeFull);
         };
         let plies = state.ply();
-        let changed = state.moves != self.state.moves || self.game.is_none();
+        let changed = state.moves != self.state.moves || self.game().is_none();
         if changed {
             let game = rules.replay(&state.moves).map_err(Resync::CannotFollow)?;
             self.meet_ponder(&game, now);
             self.stop_search_unless_for(&game).await;
-            if plies < self.clocks.len() {
-                // A takeback: forget what was taken back.
+            // The plies of the previous state: fewer now is a takeback.
+            let taken_back = plies < self.state.ply();
+            if taken_back {
                 self.timers.taken_back();
-                self.clocks.truncate(plies);
-                self.evals.truncate(plies);
                 let ours = self.us.map_or(0, |us| rules.moves_by(us, plies));
                 self.decisions.truncate(ours);
-            }
-            self.clocks.resize(plies, None);
-            self.evals.resize(plies, None);
-            if plies > 0 {
-                let mover_white = rules.turn_after(plies - 1) == Color::White;
-                self.clocks[plies - 1] = Some(if mover_white { state.wtime } else { state.btime });
             }
             if self.moved_at_ply.is_some_and(|p| p != plies) {
                 self.moved_at_ply = None;
             }
-            self.game = Some(game);
+            let Some(table) = self.table_mut() else { return Ok(()) };
+            // What was taken back is forgotten; a record beyond the state (our move not yet
+            // shown) is dropped when the state does not show it.
+            table.plies.resize(plies, PlyRecord::default());
+            if plies > 0 {
+                let mover_white = rules.turn_after(plies - 1) == Color::White;
+                table.plies[plies - 1].clock_ms = Some(if mover_white { state.wtime } else { state.btime });
+            }
+            table.game = Some(game);
             self.timers.moved(now);
         }
         self.state_at = now;
         self.state = state;
         if self.state.status.is_over() {
             self.stop_search().await;
-            self.over = Some(Ending::reported(self.state.status.clone(), self.state.winner.as_ref()));
+            let ending = Ending::reported(self.state.status.clone(), self.state.winner.as_ref());
+            self.stop_following(End::Over(ending));
             return Ok(());
         }
         let Some(them) = self.opponent_color() else { return Err(Resync::ColourUnknown) };
@@ -754,7 +774,7 @@ impl GameTask {
     /// lost, their move when the online tablebase gave one); else a search on a blocking
     /// thread.
     async fn start_move(&mut self, plies: usize) -> Result<(), Resync> {
-        let Some(game) = self.game.clone() else { return Ok(()) };
+        let Some(game) = self.game().cloned() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
         let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
         let mut state_at = self.state_at;
@@ -771,7 +791,7 @@ impl GameTask {
             state_at = Instant::now();
         }
         let asked = Instant::now();
-        let choice = match &self.rules {
+        let choice = match self.rules() {
             Some(rules) => self.ctx.books.choose(&self.id, rules, &game, clock).await,
             None => None,
         };
@@ -798,7 +818,7 @@ impl GameTask {
             }
             if let Some(mv) = known.mv {
                 tracing::info!(game = %self.id, mv = %game.position().uci(mv), source = %known.source, verdict = ?known.verdict, "tablebase move");
-                let eval = known.verdict.map(|v| (v.score(), 0));
+                let eval = known.verdict.map(|v| Searched { score: v.score(), depth: 0 });
                 // The online tablebase's answer time is the source's, like a search's.
                 return self.send_move(plies, mv, eval, state_at + looked.elapsed()).await;
             }
@@ -807,7 +827,7 @@ impl GameTask {
             self.player = self.new_player();
         }
         let config = &self.ctx.config.engine;
-        let ours_made = self.rules.as_ref().map_or(0, |rules| rules.moves_by(us, plies));
+        let ours_made = self.rules().map_or(0, |rules| rules.moves_by(us, plies));
         // The time an online source took comes off this move's clock here.
         let correspondence = self.correspondence.then_some(&self.ctx.config.correspondence);
         let limits = search_limits(self.clocks_now(), us, ours_made, state_at.elapsed(), config, correspondence);
@@ -824,10 +844,12 @@ impl GameTask {
             _ => return Ok(()),
         };
         let plies = self.state.ply();
-        if search.ply != plies || self.over.is_some() || self.moved_at_ply == Some(plies) {
+        if search.ply != plies || self.over().is_some() || self.moved_at_ply == Some(plies) {
             return Ok(()); // the game moved on while we thought
         }
-        self.pvs.insert(plies, thought.pv.clone());
+        if let Some(table) = self.table_mut() {
+            table.ply_mut(plies).pv.clone_from(&thought.pv);
+        }
         let Thought { best, score, depth, .. } = thought;
         if let Some(player) = self.player.as_mut() {
             player.ponder_plan(plies, best, &thought);
@@ -836,9 +858,9 @@ impl GameTask {
             // An external engine that reported no score: no eval for the PGN or the decisions.
             return self.send_move(plies, best, None, search.state_at + searched).await;
         };
-        let result = (score, depth);
+        let result = Searched { score, depth };
         if search.was_hit()
-            && let Some(game) = &self.game
+            && let Some(game) = self.game()
         {
             // A ponder hit skipped `start_move`: the tables' verdict is the local one.
             self.decisions.record_tablebase(self.ctx.tablebases.local_verdict(game.position()));
@@ -858,16 +880,16 @@ impl GameTask {
         &mut self,
         plies: usize,
         mv: Move,
-        eval: Option<(Score, u32)>,
+        eval: Option<Searched>,
         since: Instant,
     ) -> Result<(), Resync> {
-        let Some(game) = &self.game else { return Ok(()) };
+        let Some(game) = self.game() else { return Ok(()) };
         let pos = *game.position();
         let uci = server_move(&pos, mv);
         let draws = self.platform.supports(Endpoint::Draw);
         let them = self.opponent_color();
         let opponent_offers = them.as_ref().is_some_and(|t| self.state.offers_draw(t));
-        let current = eval.map(|(s, _)| s.centipawns());
+        let current = eval.map(|e| e.score.centipawns());
         let accept = opponent_offers && self.decisions.should_accept_draw(current);
         if opponent_offers && self.timers.answer_draw(plies) {
             tracing::info!(game = %self.id, accept, score = ?current, "draw offered");
@@ -885,8 +907,10 @@ impl GameTask {
             (Some(Color::Black), Score::Mate(n)) => Score::Mate(-n),
             (_, s) => s,
         };
-        self.evals.resize(plies + 1, None);
-        self.evals[plies] = eval.map(|(s, d)| (white_view(s), d));
+        let eval = eval.map(|e| Eval { white_score: white_view(e.score), depth: e.depth });
+        if let Some(table) = self.table_mut() {
+            table.ply_mut(plies).eval = eval;
+        }
         self.moved_at_ply = Some(plies);
         let overhead = since.elapsed();
         let mut attempts = 0;
@@ -895,7 +919,7 @@ impl GameTask {
             match self.ctx.client.make_move(&self.id, &uci, offer).await {
                 Ok(()) => {
                     tracing::info!(game = %self.id, mv = %uci, offer_draw = offer, overhead_us = overhead.as_micros() as u64, "moved");
-                    self.last_sent = Some((plies, uci));
+                    self.last_sent = Some(SentMove { ply: plies, uci });
                     return Ok(());
                 }
                 Err(e) if e.retry_after().is_some() && attempts < 3 => {
@@ -932,15 +956,15 @@ impl GameTask {
     fn gave_up_on_the_server(&mut self, how: GaveUp) {
         self.gave_up = Some(how);
         if self.platform == Platform::PyChess && how == GaveUp::Resigned {
-            self.over = Some(Ending::WeGaveUp { how, us: self.us });
+            self.stop_following(End::Over(Ending::WeGaveUp { how, us: self.us }));
         }
     }
 
     async fn move_rejected(&mut self, plies: usize, uci: &str, e: &Error) -> Result<(), Resync> {
         self.moved_at_ply = None;
-        self.rejections = if self.rejections.0 == plies { (plies, self.rejections.1 + 1) } else { (plies, 1) };
-        tracing::warn!(game = %self.id, mv = %uci, error = %e, rejections = self.rejections.1, "move not accepted");
-        if self.rejections.1 >= MAX_REJECTIONS {
+        let rejections = self.rejections.add(plies);
+        tracing::warn!(game = %self.id, mv = %uci, error = %e, rejections, "move not accepted");
+        if rejections >= MAX_REJECTIONS {
             // The server and we disagree for good: end the game rather than hang in it.
             self.moved_at_ply = Some(plies);
             let gave_up =
@@ -969,11 +993,11 @@ impl GameTask {
 
     /// Timers: abort a game the opponent does not start, claim a game the opponent left.
     async fn on_tick(&mut self) {
-        if self.over.is_some() || self.rules.is_none() {
+        if self.over().is_some() || self.rules().is_none() {
             return;
         }
         let plies = self.state.ply();
-        let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
+        let our_turn = self.rules().map(|r| r.turn_after(plies)) == self.us;
         // PyChess lists no ongoing games (`/api/account/playing` is always empty): a game set
         // aside there would never be found again, so its stream stays open.
         if self.correspondence && self.platform == Platform::Lichess && self.search.is_none() {
@@ -985,7 +1009,7 @@ impl GameTask {
             let opponents_turn = !our_turn && (stopping || silent >= self.ctx.config.correspondence.disconnect_after());
             if opponents_turn || (stopping && waiting_for_seat) {
                 tracing::info!(game = %self.id, silent_s = silent.as_secs(), stopping, "correspondence game set aside until our turn");
-                self.set_aside = true;
+                self.stop_following(End::SetAside);
                 return;
             }
         }
@@ -1026,7 +1050,7 @@ impl GameTask {
     /// Whether the game still needs its thinking seat: its position is not known yet, or a
     /// search runs, or our move is due.
     fn needs_seat(&self) -> bool {
-        self.game.is_none() || self.search.is_some() || self.move_due(self.state.ply())
+        self.game().is_none() || self.search.is_some() || self.move_due(self.state.ply())
     }
 
     /// Gives the thinking seat back (or leaves the line), after ending the correspondence
@@ -1053,36 +1077,38 @@ impl GameTask {
             player.quit().await;
         }
         // A game the task gave up on has no ending it knows of.
-        let status = self.over.as_ref().map_or("unknown", Ending::status).to_owned();
-        let result = self
-            .over
-            .as_ref()
-            .map_or_else(|| GameResult::pgn_of(game_result(None, &status)), Ending::result)
-            .to_owned();
+        let status = self.over().map_or("unknown", Ending::status).to_owned();
+        let result =
+            self.over().map_or_else(|| GameResult::pgn_of(game_result(None, &status)), Ending::result).to_owned();
         let plies = self.state.ply();
-        if self.over.is_some() {
+        if self.over().is_some() {
             let greeting = self.ctx.config.greeting.clone();
             self.chat(ChatRoom::Player, &greeting.goodbye).await;
             self.chat(ChatRoom::Spectator, &greeting.goodbye_spectators).await;
         }
-        if self.set_aside {
-            tracing::info!(game = %self.id, plies, "game stream closed until our turn");
-            return GameSummary {
-                id: self.id,
-                result,
-                status,
-                plies,
-                pgn: None,
-                error: None,
-                set_aside: true,
-                retry: false,
-            };
-        }
-        if self.retry && self.over.is_none() {
-            tracing::warn!(game = %self.id, plies, error = ?self.error, "gave up following the game for now; it goes on and is opened again while the server lists it");
-            let error = self.error;
-            return GameSummary { id: self.id, result, status, plies, pgn: None, error, set_aside: false, retry: true };
-        }
+        let error = match self.end() {
+            Some(End::SetAside) => {
+                tracing::info!(game = %self.id, plies, "game stream closed until our turn");
+                let (id, pgn, error) = (self.id, None, None);
+                return GameSummary { id, result, status, plies, pgn, error, set_aside: true, retry: false };
+            }
+            Some(End::Failed { error, retry: true }) => {
+                let error = Some(error.clone());
+                tracing::warn!(game = %self.id, plies, error = ?error, "gave up following the game for now; it goes on and is opened again while the server lists it");
+                return GameSummary {
+                    id: self.id,
+                    result,
+                    status,
+                    plies,
+                    pgn: None,
+                    error,
+                    set_aside: false,
+                    retry: true,
+                };
+            }
+            Some(End::Failed { error, retry: false }) => Some(error.clone()),
+            Some(End::Over(_)) | None => None,
+        };
         let pgn_config = &self.ctx.config.pgn;
         let mut pgn = None;
         if !pgn_config.dir.as_os_str().is_empty()
@@ -1102,16 +1128,16 @@ impl GameTask {
             ponder_hits = ponder.hits,
             ponder_misses = ponder.misses,
             pondered_ms = ponder.pondered.as_millis() as u64,
-            error = ?self.error,
+            error = ?error,
             "game over"
         );
-        GameSummary { id: self.id, result, status, plies, pgn, error: self.error, set_aside: false, retry: false }
+        GameSummary { id: self.id, result, status, plies, pgn, error, set_aside: false, retry: false }
     }
 
     fn log(&self, status: &str, result: &str) -> Option<GameLog> {
-        let rules = self.rules.as_ref()?;
-        let game = self.game.as_ref()?;
-        let full = self.full.as_ref()?;
+        let table = self.table()?;
+        let (rules, full) = (&table.rules, &table.full);
+        let game = table.game.as_ref()?;
         let name = |p: &Player| {
             p.name.clone().or_else(|| p.ai_level.map(|l| format!("Stockfish level {l}"))).unwrap_or_else(|| "?".into())
         };
@@ -1119,11 +1145,14 @@ impl GameTask {
             .moves()
             .iter()
             .enumerate()
-            .map(|(i, &mv)| LoggedMove {
-                mv,
-                clock_ms: self.clocks.get(i).copied().flatten(),
-                eval: self.evals.get(i).copied().flatten(),
-                pv: self.pvs.get(&i).filter(|pv| pv.first() == Some(&mv)).cloned().unwrap_or_default(),
+            .map(|(i, &mv)| {
+                let record = table.plies.get(i).cloned().unwrap_or_default();
+                LoggedMove {
+                    mv,
+                    clock_ms: record.clock_ms,
+                    eval: record.eval,
+                    pv: if record.pv.first() == Some(&mv) { record.pv } else { Vec::new() },
+                }
             })
             .collect();
         let base = self.ctx.client.config().base_url.trim_end_matches('/').to_owned();
@@ -1136,10 +1165,14 @@ impl GameTask {
             black_elo: full.black.rating,
             rated: full.rated,
             speed: full.speed.as_ref().map(|s| s.as_str().to_owned()),
-            time_control: full.clock.map(|c| (c.initial, c.increment)).or(self.clock_seen).map_or_else(
-                || "-".to_owned(),
-                |(initial, increment)| format!("{}+{}", initial / 1000, increment / 1000),
-            ),
+            time_control: full
+                .clock
+                .map(|c| ClockSeen { initial_ms: c.initial, increment_ms: c.increment })
+                .or(table.clock_seen)
+                .map_or_else(
+                    || "-".to_owned(),
+                    |clock| format!("{}+{}", clock.initial_ms / 1000, clock.increment_ms / 1000),
+                ),
             start: rules.start,
             moves,
             result: result.to_owned(),
@@ -1156,10 +1189,14 @@ mod tests {
     //! greetings are empty and no PGN is written; on PyChess the game's page, read at its end,
     //! is refused at once (nothing listens on the client's port).
 
-    use ferz_lichess::{ClientConfig, GameStatus, Token};
+    use ferz_lichess::{Client, ClientConfig, GameStatus, Token};
     use serde_json::json;
 
     use super::*;
+    use crate::book::Books;
+    use crate::config::BotConfig;
+    use crate::tablebase::Tablebases;
+    use seats::ThinkingSeats;
 
     /// A task on `platform` for a game where we (`ferzbot`) play white.
     fn task(platform: Platform) -> GameTask {
@@ -1209,7 +1246,19 @@ mod tests {
     }
 
     fn plies(task: &GameTask) -> usize {
-        task.game.as_ref().map_or(0, |g| g.moves().len())
+        task.game().map_or(0, |g| g.moves().len())
+    }
+
+    /// The clocks of the task's ply records.
+    fn clocks(task: &GameTask) -> Vec<Option<i64>> {
+        task.table().unwrap().plies.iter().map(|record| record.clock_ms).collect()
+    }
+
+    /// Gives ply `ply` our evaluation and principal variation.
+    fn searched(task: &mut GameTask, ply: usize, eval: Option<(Score, u32)>, pv: Vec<Move>) {
+        let record = task.table_mut().unwrap().ply_mut(ply);
+        record.eval = eval.map(|(white_score, depth)| Eval { white_score, depth });
+        record.pv = pv;
     }
 
     #[tokio::test]
@@ -1218,12 +1267,12 @@ mod tests {
         task.on_event(full("e2e4")).await.unwrap();
         assert_eq!((task.us, task.opponent_name.as_str(), plies(&task)), (Some(Color::White), "alice", 1));
         task.on_event(GameEvent::GameState(state("e2e4 e7e5 g1f3", "started", None))).await.unwrap();
-        assert_eq!((plies(&task), task.clocks.len()), (3, 3));
-        assert_eq!(task.clocks[2], Some(60_000), "the mover's clock after its move");
+        assert_eq!((plies(&task), clocks(&task).len()), (3, 3));
+        assert_eq!(clocks(&task)[2], Some(60_000), "the mover's clock after its move");
         // A takeback shortens the list; what was taken back is forgotten.
         task.on_event(GameEvent::GameState(state("e2e4", "started", None))).await.unwrap();
-        assert_eq!((plies(&task), task.clocks.len(), task.evals.len()), (1, 1, 1));
-        assert!(task.over.is_none() && task.error.is_none());
+        assert_eq!((plies(&task), clocks(&task).len()), (1, 1));
+        assert!(task.end().is_none());
     }
 
     #[tokio::test]
@@ -1244,7 +1293,7 @@ mod tests {
         task.on_event(full("f2f3")).await.unwrap();
         let mate = state("f2f3 e7e5 g2g4 d8h4", "mate", Some("black"));
         task.on_event(GameEvent::GameState(mate)).await.unwrap();
-        assert_eq!(task.over, Some(Ending::Reported { status: GameStatus::Mate, winner: Some(Color::Black) }));
+        assert_eq!(task.over(), Some(&Ending::Reported { status: GameStatus::Mate, winner: Some(Color::Black) }));
         let summary = task.finish().await;
         assert_eq!((summary.result.as_str(), summary.status.as_str(), summary.plies), ("0-1", "mate", 4));
         assert_eq!((summary.pgn, summary.error), (None, None));
@@ -1256,7 +1305,7 @@ mod tests {
         task.on_event(full("f2f3 e7e5 g2g4")).await.unwrap();
         // The states say `started` to the end; the mate is on the board.
         task.on_event(GameEvent::GameState(state("f2f3 e7e5 g2g4 d8h4", "started", None))).await.unwrap();
-        assert!(task.over.is_none());
+        assert!(task.over().is_none());
         task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
         let summary = task.finish().await;
         assert_eq!((summary.result.as_str(), summary.status.as_str()), ("0-1", "mate"));
@@ -1264,7 +1313,7 @@ mod tests {
         // move the server took from us.
         let mut task = super::tests::task(Platform::PyChess);
         task.on_event(full("e2e4 f7f6 d2d4 g7g5")).await.unwrap();
-        task.last_sent = Some((4, "d1h5".into()));
+        task.last_sent = Some(SentMove { ply: 4, uci: "d1h5".into() });
         task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
         let summary = task.finish().await;
         assert_eq!((summary.result.as_str(), summary.status.as_str(), summary.plies), ("1-0", "mate", 5));
@@ -1272,7 +1321,7 @@ mod tests {
         let mut task = super::tests::task(Platform::PyChess);
         task.on_event(full("e2e4 e7e5")).await.unwrap();
         task.on_event(GameEvent::GameEnd { id: None }).await.unwrap();
-        assert_eq!(task.over, Some(Ending::Unknown));
+        assert_eq!(task.over(), Some(&Ending::Unknown));
     }
 
     #[tokio::test]
@@ -1280,21 +1329,19 @@ mod tests {
         let mut task = task(Platform::Lichess);
         task.on_event(full("e2e4 e7e5")).await.unwrap();
         assert_eq!(task.eval_note(), None, "nothing searched yet");
-        let game = task.game.clone().unwrap();
+        let game = task.game().cloned().unwrap();
         let (e4, e5) = (game.moves()[0], game.moves()[1]);
         let nf3 = game.position().parse_uci("g1f3").unwrap();
-        task.evals = vec![Some((Score::Cp(20), 9)), None];
-        task.pvs.insert(0, vec![e4, e5, nf3]);
+        searched(&mut task, 0, Some((Score::Cp(20), 9)), vec![e4, e5, nf3]);
         let note = task.eval_note().unwrap();
         assert_eq!((note.white_score, note.depth), (Score::Cp(20), 9));
         assert_eq!(note.pv, ["1. e4", "e5", "2. Nf3"]);
         // A PV of another move (a takeback replaced it) is not shown; the score is.
         let d4 = ferz_chess::Position::new(ferz_chess::Variant::Chess).parse_uci("d2d4").unwrap();
-        task.pvs.insert(0, vec![d4]);
+        searched(&mut task, 0, Some((Score::Cp(20), 9)), vec![d4]);
         assert!(task.eval_note().unwrap().pv.is_empty());
         // The move sent but not yet back from the server: the PV starts from the current position.
-        task.evals.push(Some((Score::Mate(2), 12)));
-        task.pvs.insert(2, vec![nf3]);
+        searched(&mut task, 2, Some((Score::Mate(2), 12)), vec![nf3]);
         let note = task.eval_note().unwrap();
         assert_eq!((note.white_score, note.pv), (Score::Mate(2), vec!["2. Nf3".to_owned()]));
     }
@@ -1320,10 +1367,10 @@ mod tests {
         task.on_event(correspondence_full("e2e4")).await.unwrap();
         assert!(task.correspondence);
         task.on_tick().await;
-        assert!(!task.set_aside, "not silent long enough yet");
+        assert!(task.end() != Some(&End::SetAside), "not silent long enough yet");
         task.state_at = long_ago();
         task.on_tick().await;
-        assert!(task.set_aside);
+        assert_eq!(task.end(), Some(&End::SetAside));
         let summary = task.finish().await;
         assert!(summary.set_aside && summary.pgn.is_none() && summary.error.is_none(), "{summary:?}");
         // A real-time game, and a correspondence game on PyChess (which lists no ongoing games),
@@ -1333,7 +1380,7 @@ mod tests {
         for task in [&mut live, &mut pychess] {
             task.state_at = long_ago();
             task.on_tick().await;
-            assert!(!task.set_aside);
+            assert!(task.end() != Some(&End::SetAside));
         }
     }
 

@@ -23,7 +23,7 @@ use crate::ratings::{Ratings, perf_key};
 
 /// A challenge we sent and wait on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pending {
+pub(crate) struct Pending {
     /// Challenge id.
     pub id: String,
     /// The bot challenged (lower-case id).
@@ -34,7 +34,7 @@ pub struct Pending {
 
 /// What to challenge next.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The bot to challenge (its user name).
     pub opponent: String,
     /// The challenge.
@@ -45,7 +45,7 @@ pub struct Plan {
 
 /// The random draws of one [`Matchmaker::pick`], each in `0..1`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Dice {
+pub(crate) struct Dice {
     /// The set, when `override_order = "random"`.
     pub set: f64,
     /// The clock or days.
@@ -61,7 +61,7 @@ pub struct Dice {
 impl Dice {
     /// Fresh draws.
     #[must_use]
-    pub fn roll() -> Dice {
+    pub(crate) fn roll() -> Dice {
         Dice {
             set: fastrand::f64(),
             time: fastrand::f64(),
@@ -122,7 +122,7 @@ impl ChallengeSet {
 
 /// Matchmaking state.
 #[derive(Clone, Debug)]
-pub struct Matchmaker {
+pub(crate) struct Matchmaker {
     config: MatchmakingConfig,
     /// The sets of challenges: `[matchmaking]`, then the overrides.
     sets: Vec<ChallengeSet>,
@@ -140,7 +140,7 @@ pub struct Matchmaker {
 impl Matchmaker {
     /// A matchmaker for account `me`.
     #[must_use]
-    pub fn new(config: MatchmakingConfig, me: &str) -> Matchmaker {
+    pub(crate) fn new(config: MatchmakingConfig, me: &str) -> Matchmaker {
         Matchmaker {
             sets: ChallengeSet::all(&config),
             config,
@@ -156,7 +156,7 @@ impl Matchmaker {
     /// Whether to challenge now: enabled, no challenge out, idle for `idle_s`, at least
     /// `min_interval_s` since the last one, and not paused.
     #[must_use]
-    pub fn due(&self, now: Instant, idle_since: Instant, busy: bool) -> bool {
+    pub(crate) fn due(&self, now: Instant, idle_since: Instant, busy: bool) -> bool {
         self.config.enabled
             && !busy
             && self.pending.is_none()
@@ -169,7 +169,7 @@ impl Matchmaker {
     /// (`/api/bot/online`) whose rating in the challenge's perf fits, compared with `mine`
     /// (our ratings now). With `override_order = "sequential"` every call moves to the next set,
     /// whether or not a bot fits.
-    pub fn pick(&mut self, bots: &[User], now: Instant, mine: &Ratings, dice: Dice) -> Option<Plan> {
+    pub(crate) fn pick(&mut self, bots: &[User], now: Instant, mine: &Ratings, dice: Dice) -> Option<Plan> {
         let choose = |n: usize, p: f64| ((p.clamp(0.0, 0.999_999)) * n as f64) as usize;
         let set_index = match self.config.override_order {
             OverrideOrder::Random => choose(self.sets.len(), dice.set),
@@ -219,29 +219,29 @@ impl Matchmaker {
     }
 
     /// We sent challenge `id` to `opponent`.
-    pub fn sent(&mut self, id: &str, opponent: &str, now: Instant) {
+    pub(crate) fn sent(&mut self, id: &str, opponent: &str, now: Instant) {
         self.pending = Some(Pending { id: id.to_owned(), opponent: opponent.to_lowercase(), sent: now });
         self.last_sent = Some(now);
     }
 
     /// Sending failed (not a limit): try again after the usual interval.
-    pub fn failed(&mut self, now: Instant) {
+    pub(crate) fn failed(&mut self, now: Instant) {
         self.last_sent = Some(now);
     }
 
     /// The server's daily or rate limit: no challenges for `wait`.
-    pub fn pause(&mut self, now: Instant, wait: Duration) {
+    pub(crate) fn pause(&mut self, now: Instant, wait: Duration) {
         self.paused_until = Some(now + wait);
         self.last_sent = Some(now);
     }
 
     /// Leave `opponent` alone for `wait` (it declined, or it hit its own daily limit).
-    pub fn leave_alone(&mut self, opponent: &str, now: Instant, wait: Duration) {
+    pub(crate) fn leave_alone(&mut self, opponent: &str, now: Instant, wait: Duration) {
         self.left_alone.insert(opponent.to_lowercase(), now + wait);
     }
 
     /// Challenge `id` was declined: leave its bot alone for a while.
-    pub fn declined(&mut self, id: &str, now: Instant) {
+    pub(crate) fn declined(&mut self, id: &str, now: Instant) {
         if let Some(p) = self.pending.take_if(|p| p.id == id) {
             let wait = Duration::from_secs(self.config.decline_backoff_s);
             self.leave_alone(&p.opponent, now, wait);
@@ -249,13 +249,13 @@ impl Matchmaker {
     }
 
     /// Game `id` started: if it was our challenge, it is no longer pending.
-    pub fn started(&mut self, id: &str) {
+    pub(crate) fn started(&mut self, id: &str) {
         self.pending.take_if(|p| p.id == id);
     }
 
     /// The pending challenge, if it has waited longer than `challenge_timeout_s` (to cancel);
     /// it counts as declined.
-    pub fn expired(&mut self, now: Instant) -> Option<Pending> {
+    pub(crate) fn expired(&mut self, now: Instant) -> Option<Pending> {
         let timeout = Duration::from_secs(self.config.challenge_timeout_s);
         let expired = self.pending.take_if(|p| now.duration_since(p.sent) >= timeout)?;
         self.leave_alone(&expired.opponent, now, Duration::from_secs(self.config.decline_backoff_s));
@@ -263,7 +263,7 @@ impl Matchmaker {
     }
 
     /// Stop: forget the pending challenge (the caller cancels it).
-    pub fn stop(&mut self) -> Option<Pending> {
+    pub(crate) fn stop(&mut self) -> Option<Pending> {
         self.config.enabled = false;
         self.pending.take()
     }
@@ -272,7 +272,7 @@ impl Matchmaker {
 /// The wait a challenge-creation error asks for: lila's `ratelimit.seconds` (the daily bot-game
 /// limit), else `Retry-After`.
 #[must_use]
-pub fn limit_wait(error: &ferz_lichess::Error) -> Option<Duration> {
+pub(crate) fn limit_wait(error: &ferz_lichess::Error) -> Option<Duration> {
     let from_body = error
         .body()
         .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())

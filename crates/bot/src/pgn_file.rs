@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// What [`append`] cut off a file that ended in a torn game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Repair {
+pub(crate) struct Repair {
     /// Bytes removed from the end of the file.
     pub removed_bytes: u64,
     /// Where they were kept.
@@ -34,7 +34,7 @@ const TAIL_BYTES: u64 = 64;
 ///
 /// # Errors
 /// The I/O error.
-pub fn replace(path: &Path, text: &str) -> io::Result<()> {
+pub(crate) fn replace(path: &Path, text: &str) -> io::Result<()> {
     let dir = parent(path);
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("game.pgn");
@@ -53,7 +53,7 @@ pub fn replace(path: &Path, text: &str) -> io::Result<()> {
 /// # Errors
 /// The I/O error; the file is then as it was, or ends in a torn copy of `text` that the next
 /// append repairs.
-pub fn append(path: &Path, text: &str) -> io::Result<Option<Repair>> {
+pub(crate) fn append(path: &Path, text: &str) -> io::Result<Option<Repair>> {
     let dir = parent(path);
     std::fs::create_dir_all(dir)?;
     let mut file = OpenOptions::new().read(true).append(true).create(true).open(path)?;
@@ -93,7 +93,7 @@ pub fn append(path: &Path, text: &str) -> io::Result<Option<Repair>> {
 /// Whether `bytes` (a file, or its end) is empty or ends with a game's result token, after
 /// trailing white space: `… 1-0`, `…\n1/2-1/2`.
 #[must_use]
-pub fn ends_with_complete_game(bytes: &[u8]) -> bool {
+pub(crate) fn ends_with_complete_game(bytes: &[u8]) -> bool {
     let trimmed = bytes.trim_ascii_end();
     trimmed.is_empty()
         || RESULTS.iter().any(|result| {
@@ -107,7 +107,7 @@ pub fn ends_with_complete_game(bytes: &[u8]) -> bool {
 /// section (`[` at the start of a line) right after a complete game; 0 when no game is
 /// complete.
 #[must_use]
-pub fn last_complete_end(bytes: &[u8]) -> usize {
+pub(crate) fn last_complete_end(bytes: &[u8]) -> usize {
     (1..bytes.len())
         .rev()
         .find(|&at| bytes[at] == b'[' && bytes[at - 1] == b'\n' && ends_with_complete_game(&bytes[..at]))

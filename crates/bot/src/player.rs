@@ -26,20 +26,20 @@ mod inprocess;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ferz_chess::{Game, Move, Position};
+use ferz_chess::{Game, Move};
 use ferz_engine::{Engine, Score, SearchLimits};
 use ferz_uci::PonderStats;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use budget::OurClock;
+pub(crate) use budget::OurClock;
 
 use crate::clock::engine_options;
 use crate::config::{EngineChoice, EngineConfig, EngineKind, EngineVariant};
 
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Thought {
+pub(crate) struct Thought {
     /// The move to play.
     pub best: Move,
     /// The reply the engine expects (the second move of the principal variation).
@@ -56,8 +56,9 @@ pub struct Thought {
 
 impl Thought {
     /// The PV in UCI notation from `position` (where `best` is played).
+    #[cfg(test)]
     #[must_use]
-    pub fn pv_uci(&self, position: &Position) -> Vec<String> {
+    pub(crate) fn pv_uci(&self, position: &ferz_chess::Position) -> Vec<String> {
         let mut position = *position;
         self.pv
             .iter()
@@ -72,7 +73,7 @@ impl Thought {
 
 /// Why a search ended without a move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NoMove {
+pub(crate) enum NoMove {
     /// The game stopped it (a ponder miss, a takeback, the game's end).
     #[error("stopped")]
     Stopped,
@@ -103,7 +104,7 @@ type Progress = Arc<Mutex<Vec<Move>>>;
 type Finished = (Brain, Result<Thought, NoMove>);
 
 /// A search in progress for one game.
-pub struct Search {
+pub(crate) struct Search {
     task: JoinHandle<Finished>,
     signal: watch::Sender<Signal>,
     /// The game it searches (for pondering: with the expected reply played).
@@ -122,7 +123,7 @@ pub struct Search {
 
 /// A ponder search met the opponent's move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PonderOutcome {
+pub(crate) enum PonderOutcome {
     /// It was the expected move: the search goes on, now under our clock.
     Hit,
     /// Another move: the search must be stopped.
@@ -132,20 +133,21 @@ pub enum PonderOutcome {
 impl Search {
     /// Whether it searches the position after exactly these moves.
     #[must_use]
-    pub fn is_for(&self, game: &Game) -> bool {
+    pub(crate) fn is_for(&self, game: &Game) -> bool {
         self.moves == game.moves()
     }
 
     /// Whether it is a ponder search still waiting for the opponent's move.
+    #[cfg(test)]
     #[must_use]
-    pub fn is_pondering(&self) -> bool {
+    pub(crate) fn is_pondering(&self) -> bool {
         self.pondering_since.is_some()
     }
 
     /// A state with the opponent's move arrived at `at` with the game now `game`: a hit turns
     /// the ponder search into the search for our move (from `at` on), a miss is reported for
     /// the caller to stop it. `None` when it is not a ponder search.
-    pub fn meet(&mut self, game: &Game, at: Instant, stats: &mut PonderStats) -> Option<PonderOutcome> {
+    pub(crate) fn meet(&mut self, game: &Game, at: Instant, stats: &mut PonderStats) -> Option<PonderOutcome> {
         let since = self.pondering_since?;
         if game.moves().len() < self.moves.len() {
             return None; // a takeback: not the opponent's answer
@@ -167,27 +169,27 @@ impl Search {
 
     /// Whether it was a ponder search that the opponent's move made a hit.
     #[must_use]
-    pub fn was_hit(&self) -> bool {
+    pub(crate) fn was_hit(&self) -> bool {
         self.hit
     }
 
     /// Asks the search to end; its result is not wanted.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         let _ = self.signal.send(Signal::Stop);
     }
 
     /// Waits for the search's end (cancel safe: it only polls the task).
-    pub async fn finished(&mut self) -> SearchEnd {
+    pub(crate) async fn finished(&mut self) -> SearchEnd {
         SearchEnd((&mut self.task).await)
     }
 }
 
 /// The end of a search, for [`Player::settle`].
-pub struct SearchEnd(Result<Finished, tokio::task::JoinError>);
+pub(crate) struct SearchEnd(Result<Finished, tokio::task::JoinError>);
 
 /// What a search needs: the game, the limits, and our clock.
 #[derive(Clone, Debug)]
-pub struct SearchRequest {
+pub(crate) struct SearchRequest {
     /// The game to search; for pondering, it ends with the move expected from the opponent.
     pub game: Game,
     /// Limits, from [`crate::clock::search_limits`]; `ponder` set for pondering.
@@ -231,7 +233,7 @@ impl Context {
 }
 
 /// The engine of one game.
-pub struct Player {
+pub(crate) struct Player {
     ctx: Context,
     /// `None` while a search runs (or after a search task was lost: rebuilt on demand).
     brain: Option<Brain>,
@@ -245,7 +247,12 @@ impl Player {
     /// The engine for game `game_id` played under `variant`'s rules with `choice`. An external
     /// engine starts at once in the background, so that it is ready for the first move.
     #[must_use]
-    pub fn new(game_id: &str, choice: EngineChoice, config: &EngineConfig, variant: ferz_chess::Variant) -> Player {
+    pub(crate) fn new(
+        game_id: &str,
+        choice: EngineChoice,
+        config: &EngineConfig,
+        variant: ferz_chess::Variant,
+    ) -> Player {
         let ctx =
             Context { game_id: game_id.into(), choice: Arc::new(choice), config: Arc::new(config.clone()), variant };
         let brain = match ctx.choice.kind {
@@ -258,12 +265,12 @@ impl Player {
 
     /// Whether pondering is on for this game's engine.
     #[must_use]
-    pub fn ponders(&self) -> bool {
+    pub(crate) fn ponders(&self) -> bool {
         self.ctx.choice.ponder
     }
 
     /// Starts a search; `None` while another one runs.
-    pub fn think(&mut self, request: SearchRequest) -> Option<Search> {
+    pub(crate) fn think(&mut self, request: SearchRequest) -> Option<Search> {
         let brain = self.brain.take()?;
         let (signal, receiver) = watch::channel(Signal::Run);
         let ctx = self.ctx.clone();
@@ -293,7 +300,7 @@ impl Player {
     ///
     /// # Errors
     /// Why there is no move.
-    pub fn settle(&mut self, end: SearchEnd) -> Result<Thought, NoMove> {
+    pub(crate) fn settle(&mut self, end: SearchEnd) -> Result<Thought, NoMove> {
         match end.0 {
             Ok((brain, outcome)) => {
                 self.brain = Some(brain);
@@ -314,38 +321,39 @@ impl Player {
     }
 
     /// Stops `search` and takes the engine back.
-    pub async fn stop(&mut self, mut search: Search) {
+    pub(crate) async fn stop(&mut self, mut search: Search) {
         search.stop();
         let end = search.finished().await;
         let _ = self.settle(end);
     }
 
     /// The last move the engine found, with its score, depth and principal variation.
+    #[cfg(test)]
     #[must_use]
-    pub fn last(&self) -> Option<&Thought> {
+    pub(crate) fn last(&self) -> Option<&Thought> {
         self.last.as_ref()
     }
 
     /// Ponder hits and misses so far.
     #[must_use]
-    pub fn ponder_stats(&self) -> PonderStats {
+    pub(crate) fn ponder_stats(&self) -> PonderStats {
         self.stats
     }
 
     /// The counters, for [`Search::meet`].
-    pub fn ponder_stats_mut(&mut self) -> &mut PonderStats {
+    pub(crate) fn ponder_stats_mut(&mut self) -> &mut PonderStats {
         &mut self.stats
     }
 
     /// Remembers, as we play `ours` at ply `ply`, the reply `thought` expects, for
     /// [`Player::ponder_move`] once the server shows our move.
-    pub fn ponder_plan(&mut self, ply: usize, ours: Move, thought: &Thought) {
+    pub(crate) fn ponder_plan(&mut self, ply: usize, ours: Move, thought: &Thought) {
         self.plan = thought.ponder.map(|expected| (ply, ours, expected));
     }
 
     /// The move to ponder on now that the game is `game`: the planned reply, if our planned
     /// move is the game's last one and the reply is legal. Each plan is used once.
-    pub fn ponder_move(&mut self, game: &Game) -> Option<Move> {
+    pub(crate) fn ponder_move(&mut self, game: &Game) -> Option<Move> {
         let (ply, ours, expected) = self.plan.take()?;
         let moves = game.moves();
         (moves.len() == ply + 1 && moves[ply] == ours && game.position().legal_moves().contains(&expected))
@@ -353,7 +361,7 @@ impl Player {
     }
 
     /// Ends the engine: `quit` to an external engine (which is killed if it does not exit).
-    pub async fn quit(mut self) {
+    pub(crate) async fn quit(mut self) {
         if let Some(Brain::Uci(seat)) = self.brain.take() {
             let _ = tokio::task::spawn_blocking(move || seat.quit()).await;
         }
@@ -438,7 +446,7 @@ pub struct EngineCheckError {
 ///
 /// # Errors
 /// The first engine that cannot play, with the key that chose it.
-pub async fn check_engines(
+pub(crate) async fn check_engines(
     config: &EngineConfig,
     tablebases: &crate::tablebase::Tablebases,
     variants: &[&str],
@@ -484,7 +492,7 @@ pub async fn check_engines(
 /// own searches get less of the machine (their time use follows the wall clock: they play
 /// weaker moves, not later ones).
 #[must_use]
-pub fn ponder_warning(config: &EngineConfig, concurrency: usize, cores: usize) -> Option<String> {
+pub(crate) fn ponder_warning(config: &EngineConfig, concurrency: usize, cores: usize) -> Option<String> {
     let ponders = EngineVariant::ALL.iter().any(|&v| config.choice(v).ponder);
     let busy = concurrency.saturating_mul(config.threads);
     (ponders && busy > cores).then(|| {
@@ -497,7 +505,7 @@ pub fn ponder_warning(config: &EngineConfig, concurrency: usize, cores: usize) -
 
 #[cfg(test)]
 mod tests {
-    use ferz_chess::Variant;
+    use ferz_chess::{Position, Variant};
 
     use super::*;
 

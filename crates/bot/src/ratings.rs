@@ -8,27 +8,28 @@ use ferz_lichess::models::User;
 
 /// Our rating in each perf (`blitz`, `chess960`, `correspondence`, …).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Ratings {
+pub(crate) struct Ratings {
     by_perf: HashMap<String, i64>,
 }
 
 impl Ratings {
     /// The ratings of an account's profile; perfs without a rating are left out.
     #[must_use]
-    pub fn of(account: &User) -> Ratings {
+    pub(crate) fn of(account: &User) -> Ratings {
         let by_perf = account.perfs.iter().filter_map(|(k, v)| Some((k.clone(), v.rating? as i64))).collect();
         Ratings { by_perf }
     }
 
     /// Ratings from (perf, rating) pairs.
+    #[cfg(test)]
     #[must_use]
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, i64)>) -> Ratings {
+    pub(crate) fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, i64)>) -> Ratings {
         Ratings { by_perf: pairs.into_iter().map(|(k, r)| (k.to_owned(), r)).collect() }
     }
 
     /// Our rating in `perf`, if we have one.
     #[must_use]
-    pub fn get(&self, perf: &str) -> Option<i64> {
+    pub(crate) fn get(&self, perf: &str) -> Option<i64> {
         self.by_perf.get(perf).copied()
     }
 }
@@ -36,7 +37,7 @@ impl Ratings {
 /// The perf that rates a game: the variant's own for variants that have one (`chess960`), the
 /// speed's for standard chess and set-up positions (`blitz`, `correspondence`).
 #[must_use]
-pub fn perf_key<'a>(variant: &'a str, speed: &'a str) -> &'a str {
+pub(crate) fn perf_key<'a>(variant: &'a str, speed: &'a str) -> &'a str {
     match variant {
         "standard" | "chess" | "fromPosition" | "" => speed,
         other => other,

@@ -8,16 +8,25 @@ use ferz_engine::Score;
 use crate::config::{PgnConfig, PgnGrouping};
 use crate::pgn_file;
 
+/// A search's evaluation of a move we played, from white's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Eval {
+    /// The score, from white's point of view.
+    pub white_score: Score,
+    /// The depth the search reached (0: a tablebase's verdict, not a search).
+    pub depth: u32,
+}
+
 /// One move of the record.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LoggedMove {
+pub(crate) struct LoggedMove {
     /// The move.
     pub mv: Move,
     /// The mover's clock after the move, ms, when a state showed it.
     pub clock_ms: Option<i64>,
-    /// Our evaluation of our moves, from white's view (as `[%eval]` is read), and its depth;
-    /// `None` for book moves and the opponent's moves.
-    pub eval: Option<(Score, u32)>,
+    /// Our evaluation of our moves, from white's view (as `[%eval]` is read); `None` for book
+    /// moves and the opponent's moves.
+    pub eval: Option<Eval>,
     /// The principal variation of the search that chose the move, the move first; empty for
     /// book moves and the opponent's moves.
     pub pv: Vec<Move>,
@@ -25,7 +34,7 @@ pub struct LoggedMove {
 
 /// Everything a PGN of the game needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameLog {
+pub(crate) struct GameLog {
     /// Game id.
     pub id: String,
     /// The game's web address.
@@ -59,7 +68,7 @@ pub struct GameLog {
 impl GameLog {
     /// The game as PGN text.
     #[must_use]
-    pub fn pgn(&self, config: &PgnConfig) -> String {
+    pub(crate) fn pgn(&self, config: &PgnConfig) -> String {
         let mode = if self.rated { "Rated" } else { "Casual" };
         let event = match &self.speed {
             Some(speed) => format!("{mode} {speed} game"),
@@ -91,7 +100,7 @@ impl GameLog {
                 position = position.play(m.mv).unwrap_or(position);
                 let mut parts = Vec::new();
                 if config.evals
-                    && let Some((score, depth)) = m.eval
+                    && let Some(Eval { white_score: score, depth }) = m.eval
                 {
                     parts.push(format!("[%eval {},{depth}]", eval_text(score)));
                 }
@@ -101,7 +110,7 @@ impl GameLog {
                     parts.push(format!("[%clk {}]", clock_text(ms)));
                 }
                 if config.pv
-                    && let Some((_, depth)) = m.eval
+                    && let Some(Eval { depth, .. }) = m.eval
                     && m.pv.first() == Some(&m.mv)
                 {
                     // The line after the move: what the engine expected next.
@@ -125,7 +134,7 @@ impl GameLog {
     ///
     /// # Errors
     /// The I/O error, with the path.
-    pub fn write(&self, dir: &Path, config: &PgnConfig, me: &str) -> Result<PathBuf, String> {
+    pub(crate) fn write(&self, dir: &Path, config: &PgnConfig, me: &str) -> Result<PathBuf, String> {
         let path = self.path(dir, config.grouping, me);
         let text = self.pgn(config);
         let written = match config.grouping {
@@ -143,7 +152,7 @@ impl GameLog {
     /// `<me>-vs-<opponent>.pgn` (`opponent`) or `<me>-games.pgn` (`all`). Names keep ASCII
     /// letters, digits, `-` and `_`.
     #[must_use]
-    pub fn path(&self, dir: &Path, grouping: PgnGrouping, me: &str) -> PathBuf {
+    pub(crate) fn path(&self, dir: &Path, grouping: PgnGrouping, me: &str) -> PathBuf {
         let clean = |s: &str| {
             s.chars()
                 .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
@@ -171,7 +180,7 @@ impl GameLog {
 /// before the first: `["14... Nf6", "15. Bc4", "e5"]`. It stops before the first move that is
 /// not legal (a line is advice, not a record).
 #[must_use]
-pub fn san_line(start: &Position, moves: &[Move]) -> Vec<String> {
+pub(crate) fn san_line(start: &Position, moves: &[Move]) -> Vec<String> {
     let mut position = *start;
     let mut line = Vec::with_capacity(moves.len());
     for (i, &mv) in moves.iter().enumerate() {
@@ -206,7 +215,7 @@ fn clock_text(ms: i64) -> String {
 /// not finish (aborted, never started, or an end the bot does not know, such as a task that
 /// gave up on its game), which PGN writes `*`.
 #[must_use]
-pub fn game_result(winner: Option<Color>, status: &str) -> Option<GameResult> {
+pub(crate) fn game_result(winner: Option<Color>, status: &str) -> Option<GameResult> {
     match (winner, status) {
         (Some(color), _) => Some(GameResult::Win(color)),
         (None, "aborted" | "noStart" | "created" | "started" | "unknownFinish" | "cheat" | "unknown") => None,
@@ -252,7 +261,12 @@ mod tests {
             time_control: "180+2".into(),
             start,
             moves: vec![
-                LoggedMove { mv: e4, clock_ms: Some(180_000), eval: Some((Score::Cp(31), 12)), pv: vec![e4, e5, nf3] },
+                LoggedMove {
+                    mv: e4,
+                    clock_ms: Some(180_000),
+                    eval: Some(Eval { white_score: Score::Cp(31), depth: 12 }),
+                    pv: vec![e4, e5, nf3],
+                },
                 LoggedMove { mv: e5, clock_ms: Some(179_500), eval: None, pv: Vec::new() },
             ],
             result: "1-0".into(),

@@ -12,7 +12,7 @@ use crate::ratings::Ratings;
 
 /// Which value a refresh reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Our ratings (`/api/account`).
     Ratings,
     /// `[challenge] online_block_list`.
@@ -21,27 +21,16 @@ pub enum Kind {
 
 /// What a finished refresh read.
 #[derive(Debug)]
-pub enum Refreshed {
+pub(crate) enum Refreshed {
     /// Our ratings, or why they could not be read.
     Ratings(Result<Ratings, String>),
     /// Each block list's text, in the order of the addresses, or why it could not be read.
     BlockList(Vec<Result<String, String>>),
 }
 
-impl Refreshed {
-    /// The kind of refresh this is the result of.
-    #[must_use]
-    pub fn kind(&self) -> Kind {
-        match self {
-            Refreshed::Ratings(_) => Kind::Ratings,
-            Refreshed::BlockList(_) => Kind::BlockList,
-        }
-    }
-}
-
 /// The refreshes out.
 #[derive(Debug, Default)]
-pub struct Refreshes {
+pub(crate) struct Refreshes {
     tasks: JoinSet<Refreshed>,
     /// The kind of each task, so that a task that fails still frees its kind.
     out: HashMap<Id, Kind>,
@@ -50,19 +39,19 @@ pub struct Refreshes {
 impl Refreshes {
     /// Whether a refresh of `kind` is out.
     #[must_use]
-    pub fn is_out(&self, kind: Kind) -> bool {
+    pub(crate) fn is_out(&self, kind: Kind) -> bool {
         self.out.values().any(|k| *k == kind)
     }
 
     /// Whether no refresh is out.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
 
     /// Sends `read` out as the refresh of `kind`, unless one of that kind is still out (then
     /// `false`: the next is due when it has come back).
-    pub fn start(&mut self, kind: Kind, read: impl Future<Output = Refreshed> + Send + 'static) -> bool {
+    pub(crate) fn start(&mut self, kind: Kind, read: impl Future<Output = Refreshed> + Send + 'static) -> bool {
         if self.is_out(kind) {
             return false;
         }
@@ -73,7 +62,7 @@ impl Refreshes {
 
     /// The next refresh that came back. `None` (logged) when its task failed: its kind is free
     /// again and the last value stays. Pending forever while none is out.
-    pub async fn next(&mut self) -> Option<Refreshed> {
+    pub(crate) async fn next(&mut self) -> Option<Refreshed> {
         match self.tasks.join_next_with_id().await? {
             Ok((id, refreshed)) => {
                 self.out.remove(&id);
@@ -104,7 +93,7 @@ mod tests {
         assert!(refreshes.start(Kind::BlockList, async { Refreshed::BlockList(vec![Ok("troll".into())]) }));
         // The block list comes back while the ratings read is still out.
         let first = refreshes.next().await.expect("the block list read");
-        assert_eq!(first.kind(), Kind::BlockList);
+        assert!(matches!(first, Refreshed::BlockList(_)));
         assert!(refreshes.is_out(Kind::Ratings) && !refreshes.is_out(Kind::BlockList));
         release.send(()).unwrap();
         match refreshes.next().await {

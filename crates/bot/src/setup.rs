@@ -5,7 +5,7 @@ use ferz_chess::{Color, Game, Move, Position, UciMoveError, Variant};
 
 /// A game the bot cannot follow.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SetupError {
+pub(crate) enum SetupError {
     /// The variant is not one ferz plays.
     #[error("variant {0:?} is not one ferz plays (standard, chess960, fromPosition, shatranj)")]
     Variant(String),
@@ -31,7 +31,7 @@ pub enum SetupError {
 
 /// The rules of one game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// The variant key as the server names it (`standard`, `chess960`, `fromPosition`, `shatranj`).
     pub key: String,
     /// The start position; its variant is the rule set. `fromPosition` games use the Chess960
@@ -46,7 +46,7 @@ impl Rules {
     ///
     /// # Errors
     /// An unknown variant or a FEN that does not parse.
-    pub fn new(key: &str, chess960: bool, initial_fen: &str) -> Result<Rules, SetupError> {
+    pub(crate) fn new(key: &str, chess960: bool, initial_fen: &str) -> Result<Rules, SetupError> {
         let key = match (key, chess960) {
             ("standard" | "chess", true) => "chess960",
             ("chess", false) => "standard",
@@ -75,7 +75,7 @@ impl Rules {
     ///
     /// # Errors
     /// The first move that is not legal.
-    pub fn replay(&self, moves: &str) -> Result<Game, SetupError> {
+    pub(crate) fn replay(&self, moves: &str) -> Result<Game, SetupError> {
         let mut game = Game::new(self.start);
         for (index, uci) in moves.split_whitespace().enumerate() {
             let m = parse_server_move(game.position(), uci).map_err(|e| SetupError::Move {
@@ -94,13 +94,13 @@ impl Rules {
 
     /// The colour to move after `moves`.
     #[must_use]
-    pub fn turn_after(&self, plies: usize) -> Color {
+    pub(crate) fn turn_after(&self, plies: usize) -> Color {
         if plies.is_multiple_of(2) { self.start.turn() } else { !self.start.turn() }
     }
 
     /// How many of the game's first `plies` moves `color` made.
     #[must_use]
-    pub fn moves_by(&self, color: Color, plies: usize) -> usize {
+    pub(crate) fn moves_by(&self, color: Color, plies: usize) -> usize {
         if self.start.turn() == color { plies.div_ceil(2) } else { plies / 2 }
     }
 }
@@ -111,7 +111,7 @@ impl Rules {
 ///
 /// # Errors
 /// Malformed text or an illegal move.
-pub fn parse_server_move(pos: &Position, uci: &str) -> Result<Move, UciMoveError> {
+pub(crate) fn parse_server_move(pos: &Position, uci: &str) -> Result<Move, UciMoveError> {
     match pos.parse_uci(uci) {
         Ok(m) => Ok(m),
         Err(err) if pos.variant() == Variant::Chess960 => {
@@ -130,7 +130,7 @@ pub fn parse_server_move(pos: &Position, uci: &str) -> Result<Move, UciMoveError
 /// Our move in the notation the server expects: `e1g1` in standard games, king-takes-rook
 /// (`e1h1`) in Chess960 and fromPosition games.
 #[must_use]
-pub fn server_move(pos: &Position, m: Move) -> String {
+pub(crate) fn server_move(pos: &Position, m: Move) -> String {
     pos.uci(m)
 }
 

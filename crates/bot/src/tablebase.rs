@@ -5,8 +5,8 @@
 //!   ([`Tablebases::equip`]): the in-process engine gets them directly and ranks its root moves
 //!   by DTZ itself (winning fastest to zeroing, holding draws, resisting losses longest: one
 //!   home for that logic, `ferz-engine`'s `tablebase.rs`), a UCI engine gets them as its
-//!   `SyzygyPath` option. The bot probes them only for the verdict its resign and draw rules
-//!   use ([`crate::decisions`]).
+//!   `SyzygyPath` option. The bot probes them only for the [`Verdict`] its resign and draw
+//!   rules use.
 //! - The Lichess online tablebase (`[tablebase] online`) covers standard chess up to 7 pieces
 //!   where the local tables do not: the bot plays its best move (ranked here, the same way the
 //!   engine ranks local tables) without searching. A lookup that is slow, refused (429), or
@@ -29,7 +29,7 @@ use crate::setup::parse_server_move;
 
 /// A tablebase's result for the side to move: ours, when it is our turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Lost within the 50-move rule.
     Loss,
     /// Lost, but the 50-move rule saves it.
@@ -45,13 +45,13 @@ pub enum Verdict {
 impl Verdict {
     /// A drawn result under the 50-move rule (cursed wins and blessed losses included).
     #[must_use]
-    pub fn is_drawn(self) -> bool {
+    pub(crate) fn is_drawn(self) -> bool {
         matches!(self, Verdict::BlessedLoss | Verdict::Draw | Verdict::CursedWin)
     }
 
     /// The verdict of a local probe; without `rule50` the 50-move rule is ignored.
     #[must_use]
-    pub fn of_wdl(wdl: Wdl, rule50: bool) -> Verdict {
+    pub(crate) fn of_wdl(wdl: Wdl, rule50: bool) -> Verdict {
         match wdl {
             Wdl::Win => Verdict::Win,
             Wdl::CursedWin if rule50 => Verdict::CursedWin,
@@ -66,7 +66,7 @@ impl Verdict {
     /// The verdict of an online category; `None` for the uncertain ones (`syzygy-…` and
     /// `maybe-…`, where the 50-move rule may decide, and `unknown`).
     #[must_use]
-    pub fn of_category(category: Category) -> Option<Verdict> {
+    pub(crate) fn of_category(category: Category) -> Option<Verdict> {
         match category {
             Category::Win => Some(Verdict::Win),
             Category::CursedWin => Some(Verdict::CursedWin),
@@ -84,7 +84,7 @@ impl Verdict {
     /// The score written to the PGN and the chat's `!eval` for a move the tablebase chose,
     /// as the engine scores tablebase results (a win just below the mate scores).
     #[must_use]
-    pub fn score(self) -> ferz_engine::Score {
+    pub(crate) fn score(self) -> ferz_engine::Score {
         let win = ferz_engine::tablebase::TB_WIN - ferz_engine::MAX_PLY as i32;
         ferz_engine::Score::Cp(match self {
             Verdict::Win => win,
@@ -110,7 +110,7 @@ impl fmt::Display for Verdict {
 
 /// Where a verdict came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// The Syzygy tables on disk.
     Local,
     /// The Lichess online tablebase.
@@ -128,7 +128,7 @@ impl fmt::Display for Source {
 
 /// What the tablebases know of a position where we are to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Known {
+pub(crate) struct Known {
     /// Our result, when certain.
     pub verdict: Option<Verdict>,
     /// The move to play without searching (online answers; local tables leave it to the
@@ -148,7 +148,7 @@ pub enum TablebaseError {
 
 /// The tablebases of a run, shared by every game.
 #[derive(Clone, Default)]
-pub struct Tablebases {
+pub(crate) struct Tablebases {
     /// The local tables, as the in-process engine takes them.
     syzygy: SyzygyOptions,
     /// The settings as given.
@@ -160,7 +160,7 @@ impl Tablebases {
     ///
     /// # Errors
     /// Directories without Syzygy tables, corrupt tables.
-    pub fn open(config: &TablebaseConfig) -> Result<Tablebases, TablebaseError> {
+    pub(crate) fn open(config: &TablebaseConfig) -> Result<Tablebases, TablebaseError> {
         let mut syzygy =
             SyzygyOptions { probe_depth: config.probe_depth, rule50: config.rule50, ..SyzygyOptions::default() };
         if !config.syzygy_path.trim().is_empty() {
@@ -173,16 +173,10 @@ impl Tablebases {
         Ok(Tablebases { syzygy, config: config.clone() })
     }
 
-    /// Whether any tablebase is in use.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.syzygy.tables.is_none() && !self.config.online
-    }
-
     /// `choice` with the local tables: the in-process engine (and the stand-in of a UCI
     /// engine) gets them directly, a UCI engine as `SyzygyPath` unless its options set one.
     #[must_use]
-    pub fn equip(&self, mut choice: EngineChoice) -> EngineChoice {
+    pub(crate) fn equip(&self, mut choice: EngineChoice) -> EngineChoice {
         if self.syzygy.tables.is_none() {
             return choice;
         }
@@ -196,7 +190,7 @@ impl Tablebases {
 
     /// Our result in `position` by the local tables, if they cover it.
     #[must_use]
-    pub fn local_verdict(&self, position: &Position) -> Option<Verdict> {
+    pub(crate) fn local_verdict(&self, position: &Position) -> Option<Verdict> {
         let tables = self.syzygy.tables.as_deref()?;
         let rule50 = self.config.rule50;
         let mut wdl = tables.probe_wdl(position).ok()?;
@@ -219,7 +213,13 @@ impl Tablebases {
     /// What the tablebases know about the game's position, our turn, with `clock` left on our
     /// clock (`None`: no clock): the local tables first, then the online tablebase (through
     /// `client`) when it may be asked. `None` when neither knows.
-    pub async fn consult(&self, client: &Client, game_id: &str, game: &Game, clock: Option<Duration>) -> Option<Known> {
+    pub(crate) async fn consult(
+        &self,
+        client: &Client,
+        game_id: &str,
+        game: &Game,
+        clock: Option<Duration>,
+    ) -> Option<Known> {
         let position = game.position();
         if let Some(verdict) = self.local_verdict(position) {
             return Some(Known { verdict: Some(verdict), mv: None, source: Source::Local });
@@ -310,7 +310,7 @@ fn online_rank(entry: &ferz_lichess::TablebaseMove) -> Option<(u8, i64)> {
 ///
 /// # Errors
 /// No legal move in the answer, or a best move whose result is unknown.
-pub fn online_choice(position: &Position, answer: &TablebaseAnswer) -> Result<Known, String> {
+pub(crate) fn online_choice(position: &Position, answer: &TablebaseAnswer) -> Result<Known, String> {
     let mut best: Option<((u8, i64), Move)> = None;
     for entry in &answer.moves {
         let Ok(mv) = parse_server_move(position, &entry.uci) else {
@@ -461,7 +461,7 @@ mod tests {
         uci.options.push(EngineOption::new("syzygypath", "/mine"));
         assert_eq!(tables.equip(uci).options, [EngineOption::new("syzygypath", "/mine")], "the user's own wins");
         let none = Tablebases::default();
-        assert!(none.is_empty() && none.local_verdict(&position("8/8/8/8/8/2k5/8/KQ6 w - - 0 1")).is_none());
+        assert!(none.local_verdict(&position("8/8/8/8/8/2k5/8/KQ6 w - - 0 1")).is_none());
         assert!(
             Tablebases::open(&TablebaseConfig { syzygy_path: "/nonexistent".into(), ..TablebaseConfig::default() })
                 .is_err()

@@ -13,7 +13,7 @@ const CLAIM_RETRY: Duration = Duration::from_secs(2);
 
 /// What a tick should do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Due {
+pub(crate) struct Due {
     /// Abort the game: the opponent has not made their first move in time.
     pub abort: bool,
     /// Claim the win: the opponent left and the server's countdown ran out.
@@ -22,7 +22,7 @@ pub struct Due {
 
 /// Deadlines and answered offers of one game.
 #[derive(Clone, Debug)]
-pub struct Timers {
+pub(crate) struct Timers {
     /// Abort after waiting this long for the opponent's first move (`None`: never).
     abort_after: Option<Duration>,
     /// Claim victory at all (the setting, and a platform with the endpoint).
@@ -48,7 +48,7 @@ impl Timers {
     /// Timers of a game that starts at `now`: abort after `abort_s` seconds without the
     /// opponent's first move (0: never); claim games the opponent left when `claims`.
     #[must_use]
-    pub fn new(abort_s: u64, claims: bool, now: Instant) -> Timers {
+    pub(crate) fn new(abort_s: u64, claims: bool, now: Instant) -> Timers {
         Timers {
             abort_after: (abort_s > 0).then(|| Duration::from_secs(abort_s)),
             claims,
@@ -64,7 +64,7 @@ impl Timers {
 
     /// `!wait` with `plies` played: the abort waits `by` longer, once per game, and only while
     /// the game can still be aborted by the timer.
-    pub fn extend_abort(&mut self, plies: usize, by: Duration) -> crate::chat::Extension {
+    pub(crate) fn extend_abort(&mut self, plies: usize, by: Duration) -> crate::chat::Extension {
         use crate::chat::Extension;
         let Some(after) = self.abort_after.filter(|_| plies < 2 && !self.abort_sent) else {
             return Extension::NotWaiting;
@@ -78,7 +78,7 @@ impl Timers {
 
     /// What is due at `now` with `plies` played and `our_turn` or not. Looks only.
     #[must_use]
-    pub fn due(&self, now: Instant, plies: usize, our_turn: bool) -> Due {
+    pub(crate) fn due(&self, now: Instant, plies: usize, our_turn: bool) -> Due {
         let abort = !self.abort_sent
             && plies < 2
             && !our_turn
@@ -89,43 +89,43 @@ impl Timers {
 
     /// The move list changed at `now`: the wait for the opponent starts over, and a claim
     /// countdown no longer holds (the opponent, or we, moved).
-    pub fn moved(&mut self, now: Instant) {
+    pub(crate) fn moved(&mut self, now: Instant) {
         self.waiting_since = now;
         self.claim_at = None;
     }
 
     /// The abort went out; it is not sent twice.
-    pub fn abort_sent(&mut self) {
+    pub(crate) fn abort_sent(&mut self) {
         self.abort_sent = true;
     }
 
     /// The claim went out.
-    pub fn claim_sent(&mut self) {
+    pub(crate) fn claim_sent(&mut self) {
         self.claim_sent = true;
     }
 
     /// The claim failed at `now` (too early by the server's clock, a network error): try again
     /// shortly.
-    pub fn claim_failed(&mut self, now: Instant) {
+    pub(crate) fn claim_failed(&mut self, now: Instant) {
         self.claim_sent = false;
         self.claim_at = Some(now + CLAIM_RETRY);
     }
 
     /// The opponent left at `now`, and the server lets us claim the game after `claim_in`.
     /// The earliest deadline announced is kept.
-    pub fn opponent_gone(&mut self, now: Instant, claim_in: Duration) {
+    pub(crate) fn opponent_gone(&mut self, now: Instant, claim_in: Duration) {
         let at = now + claim_in;
         self.claim_at = Some(self.claim_at.map_or(at, |old| old.min(at)));
     }
 
     /// The opponent came back: nothing to claim.
-    pub fn opponent_back(&mut self) {
+    pub(crate) fn opponent_back(&mut self) {
         self.claim_at = None;
     }
 
     /// Whether to answer the opponent's draw offer standing at `plies`: `true` once per ply
     /// (the answer is then taken as given).
-    pub fn answer_draw(&mut self, plies: usize) -> bool {
+    pub(crate) fn answer_draw(&mut self, plies: usize) -> bool {
         if self.draw_answered_at == Some(plies) {
             return false;
         }
@@ -135,7 +135,7 @@ impl Timers {
 
     /// Whether to answer a takeback proposal, given whether the stream shows one: `true` once
     /// per proposal.
-    pub fn answer_takeback(&mut self, proposed: bool) -> bool {
+    pub(crate) fn answer_takeback(&mut self, proposed: bool) -> bool {
         if !proposed {
             self.takeback_answered = false;
             return false;
@@ -144,7 +144,7 @@ impl Timers {
     }
 
     /// Moves were taken back: a proposal the stream shows from now on is a new one.
-    pub fn taken_back(&mut self) {
+    pub(crate) fn taken_back(&mut self) {
         self.takeback_answered = false;
     }
 }

@@ -54,7 +54,7 @@ pub fn run(args: &BotArgs) -> anyhow::Result<ExitCode> {
         settings::load(args.config.as_deref(), Path::new("config/bot.toml"), &env)?;
     config.validate().with_context(|| format!("settings from {origin}"))?;
     if !config.pgn.dir.as_os_str().is_empty() {
-        ferz_bot::pgn_file::check_dir(&config.pgn.dir)
+        ferz_bot::check_pgn_dir(&config.pgn.dir)
             .with_context(|| format!("pgn.dir = {}: cannot write PGN files there", config.pgn.dir.display()))?;
     }
     let log_file =

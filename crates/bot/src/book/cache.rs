@@ -7,7 +7,7 @@ use ferz_chess::{Move, Position};
 
 /// A cache move and the cache's score for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CacheMove {
+pub(crate) struct CacheMove {
     /// The move.
     pub mv: Move,
     /// Centipawns for the side to move.
@@ -18,7 +18,7 @@ pub struct CacheMove {
 
 /// An opened opening cache with the bot's rules for using it.
 #[derive(Clone)]
-pub struct CacheBook {
+pub(crate) struct CacheBook {
     cache: OpeningCache,
     min_depth: u8,
     margin_cp: i32,
@@ -35,7 +35,7 @@ impl CacheBook {
     ///
     /// # Errors
     /// Why it cannot be opened (held by a running self-play process, damaged).
-    pub fn open(path: &Path, min_depth: u8, margin_cp: i32) -> Result<CacheBook, String> {
+    pub(crate) fn open(path: &Path, min_depth: u8, margin_cp: i32) -> Result<CacheBook, String> {
         let cache = OpeningCache::open(path).map_err(|e| e.to_string())?;
         Ok(CacheBook { cache, min_depth, margin_cp })
     }
@@ -43,7 +43,7 @@ impl CacheBook {
     /// A move for `pos`: among the cached candidates within the margin of the best, the one
     /// `pick` (in `0..1`) lands on, so that the bot does not repeat one line forever.
     #[must_use]
-    pub fn choose(&self, pos: &Position, pick: f64) -> Option<CacheMove> {
+    pub(crate) fn choose(&self, pos: &Position, pick: f64) -> Option<CacheMove> {
         let entry = self.cache.get(pos.variant(), pos.key()).ok().flatten()?;
         if entry.depth < self.min_depth {
             return None;

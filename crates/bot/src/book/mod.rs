@@ -3,8 +3,8 @@
 //! start ([`Books::open`], [`Books::with_online`]); a game asks [`Books::choose`] on its turn,
 //! the one place that decides this order.
 
-pub mod cache;
-pub mod polyglot;
+pub(crate) mod cache;
+pub(crate) mod polyglot;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use crate::setup::Rules;
 
 /// Every opening move source of the bot, opened.
 #[derive(Debug, Default)]
-pub struct Books {
+pub(crate) struct Books {
     /// Polyglot books for standard and From Position games.
     chess: BookList,
     /// Polyglot books for Chess960 games.
@@ -36,7 +36,7 @@ pub struct Books {
 
 /// A book move and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BookChoice {
+pub(crate) struct BookChoice {
     /// The move, legal in the game's position.
     pub mv: Move,
     /// Its source, for the log.
@@ -45,7 +45,7 @@ pub struct BookChoice {
 
 /// Where a book move came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BookSource {
+pub(crate) enum BookSource {
     /// A Polyglot book.
     Polyglot {
         /// The book file.
@@ -109,7 +109,7 @@ impl Books {
     ///
     /// # Errors
     /// The first book that cannot be used, with its setting and file.
-    pub fn open(config: &BookConfig) -> Result<Books, BooksError> {
+    pub(crate) fn open(config: &BookConfig) -> Result<Books, BooksError> {
         let list = |key: &'static str, files: &[PathBuf]| -> Result<BookList, BooksError> {
             let mut books = Vec::with_capacity(files.len());
             for (index, file) in files.iter().enumerate() {
@@ -137,13 +137,13 @@ impl Books {
     /// The same books with the online sources `online` between the Polyglot books and the
     /// cache (they need the bot's client, which exists only after the books are checked).
     #[must_use]
-    pub fn with_online(self, online: Online) -> Books {
+    pub(crate) fn with_online(self, online: Online) -> Books {
         Books { online, ..self }
     }
 
     /// Whether no source at all is on (no Polyglot file, no online source, no cache).
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.chess.is_empty() && self.chess960.is_empty() && self.cache.is_none() && self.online.is_off()
     }
 
@@ -152,7 +152,7 @@ impl Books {
     /// then the online sources (each within its own limits, and while the game has not been out
     /// of their books `max_out_of_book_moves` times; `clock` is our time left, `None` without a
     /// clock), then the cache while the game is shorter than `cache_max_ply`.
-    pub async fn choose(
+    pub(crate) async fn choose(
         &self,
         id: &str,
         rules: &Rules,
@@ -163,12 +163,12 @@ impl Books {
     }
 
     /// The game `id` is over: what the sources kept for it goes.
-    pub fn game_over(&self, id: &str) {
+    pub(crate) fn game_over(&self, id: &str) {
         self.online.game_over(id);
     }
 
     /// [`choose`](Books::choose) with a given random source.
-    pub async fn choose_with(
+    pub(crate) async fn choose_with(
         &self,
         id: &str,
         rules: &Rules,

@@ -10,13 +10,13 @@ use crate::config::BookSelection;
 
 /// The opened Polyglot books of one variant, in the order the settings list them.
 #[derive(Debug, Default)]
-pub struct BookList {
+pub(crate) struct BookList {
     books: Vec<PolyglotBook>,
 }
 
 /// A move from a Polyglot book.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PolyglotChoice {
+pub(crate) struct PolyglotChoice {
     /// The entry chosen.
     pub chosen: BookMove,
     /// The book it came from.
@@ -30,19 +30,19 @@ pub struct PolyglotChoice {
 impl BookList {
     /// A list of opened books.
     #[must_use]
-    pub fn new(books: Vec<PolyglotBook>) -> BookList {
+    pub(crate) fn new(books: Vec<PolyglotBook>) -> BookList {
         BookList { books }
     }
 
     /// Whether the list holds no book.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.books.is_empty()
     }
 
     /// A move for the game's position from the first book that has one weighing at least
     /// `min_weight`, picked by `selection` with `rng`.
-    pub fn choose(
+    pub(crate) fn choose(
         &self,
         game: &Game,
         selection: BookSelection,
@@ -65,7 +65,7 @@ impl BookList {
 /// One of `moves` by `selection`: the heaviest (the first on ties), one in proportion to the
 /// weights (uniformly when all weigh zero), or any with the same chance.
 #[must_use]
-pub fn select(moves: &[BookMove], selection: BookSelection, rng: &mut fastrand::Rng) -> Option<BookMove> {
+pub(crate) fn select(moves: &[BookMove], selection: BookSelection, rng: &mut fastrand::Rng) -> Option<BookMove> {
     if moves.is_empty() {
         return None;
     }

@@ -214,7 +214,7 @@ pub struct EngineChoice {
     /// Whether it ponders in real-time games.
     pub ponder: bool,
     /// Syzygy tables for the in-process engine (and a UCI engine's in-process stand-in),
-    /// from `[tablebase]` ([`crate::tablebase::Tablebases::equip`]); none by default.
+    /// from `[tablebase]` (the bot's `Tablebases::equip`); none by default.
     pub syzygy: SyzygyOptions,
 }
 

@@ -1,12 +1,12 @@
 //! `[online]`: move sources on the network, asked after the Polyglot books and before the
-//! self-play cache (see [`crate::book`]): Lichess cloud evaluation, the Lichess opening explorer
+//! self-play cache (the `book` module keeps that order): Lichess cloud evaluation, the Lichess opening explorer
 //! (masters and Lichess games) and chessdb.cn. Every source is off by default.
 //!
 //! Each source has the same gate: `enabled` (the explorer has one switch per database), `url`
 //! (any `http(s)://` address, so tests point it at a local server), `min_time_s` (not asked when
 //! our clock is lower), `max_depth` (not asked from this many plies of the game on) and
 //! `timeout_ms` (the longest the move waits for it; the engine then searches on what is left of
-//! the clock). The module [`crate::online`] asks them. `max_out_of_book_moves` (lichess-bot's)
+//! the clock). The `online` module asks them. `max_out_of_book_moves` (lichess-bot's)
 //! stops asking them in a game once they have known no move for that many of its positions.
 
 use ferz_settings::{InvalidSetting, at_least, check, in_range};

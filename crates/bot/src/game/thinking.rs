@@ -27,19 +27,20 @@ impl GameTask {
         if self.correspondence {
             return;
         }
-        let (Some(game), Some(us)) = (self.game.as_ref(), self.us) else { return };
+        let (Some(game), Some(us)) = (self.game().cloned(), self.us) else { return };
         let ours = self.our_clock_ms(us);
         let clocks = self.clocks_now();
-        let ours_made = self.rules.as_ref().map_or(1, |rules| rules.moves_by(us, game.moves().len()));
-        let over = self.over.is_some();
+        let ours_made = self.rules().map_or(1, |rules| rules.moves_by(us, game.moves().len()));
+        let over = self.over().is_some();
         let Some(player) = self.player.as_mut() else { return };
         // Taken now whether used or not: a plan is for the state that shows our move only.
-        let expected = player.ponder_move(game);
+        let expected = player.ponder_move(&game);
         let (Some(expected), Some(ours)) = (expected, ours) else { return };
         if !player.ponders() || over {
             return;
         }
-        let mut pondered = game.clone();
+        let uci = game.position().uci(expected);
+        let mut pondered = game;
         if pondered.play(expected).is_err() {
             return;
         }
@@ -51,7 +52,7 @@ impl GameTask {
             clock: Some(Duration::from_millis(ours.max(0).unsigned_abs())),
             state_at: Instant::now(),
         };
-        tracing::debug!(game = %self.id, expected = %game.position().uci(expected), "pondering");
+        tracing::debug!(game = %self.id, expected = %uci, "pondering");
         self.search = player.think(request);
     }
 
@@ -70,8 +71,8 @@ impl GameTask {
     /// our turn, the game goes on, no search runs and no move was sent for it.
     pub(super) fn move_due(&self, ply: usize) -> bool {
         let plies = self.state.ply();
-        let our_turn = self.rules.as_ref().map(|r| r.turn_after(plies)) == self.us;
-        ply == plies && our_turn && self.over.is_none() && self.search.is_none() && self.moved_at_ply != Some(plies)
+        let our_turn = self.rules().map(|r| r.turn_after(plies)) == self.us;
+        ply == plies && our_turn && self.over().is_none() && self.search.is_none() && self.moved_at_ply != Some(plies)
     }
 
     /// A search for ply `ply` ended without a move because its task failed: search again if

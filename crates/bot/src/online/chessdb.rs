@@ -8,7 +8,7 @@ use super::{Eval, Evidence, Proposal};
 
 /// The answer of `querypv`.
 #[derive(Clone, Debug, Deserialize)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// `ok`, or why there is no line (`unknown`, `checkmate`, `invalid board`, …).
     pub status: String,
     /// Centipawns for the side to move.
@@ -24,13 +24,13 @@ pub struct Answer {
 
 /// The query for `fen`.
 #[must_use]
-pub fn query(fen: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn query(fen: &str) -> Vec<(&'static str, String)> {
     vec![("action", "querypv".to_owned()), ("board", fen.to_owned()), ("json", "1".to_owned())]
 }
 
 /// The line's first move, when chessdb has a line at least `min_depth` deep.
 #[must_use]
-pub fn pick(answer: &Answer, min_depth: u32) -> Option<Proposal> {
+pub(crate) fn pick(answer: &Answer, min_depth: u32) -> Option<Proposal> {
     if answer.status != "ok" {
         return None;
     }

@@ -9,7 +9,7 @@ use crate::config::online::CloudEvalConfig;
 
 /// The answer.
 #[derive(Clone, Debug, Deserialize)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// The depth of the analysis.
     pub depth: u32,
     /// The lines, best first.
@@ -18,7 +18,7 @@ pub struct Answer {
 
 /// One line of the answer.
 #[derive(Clone, Debug, Deserialize)]
-pub struct Line {
+pub(crate) struct Line {
     /// Its moves, space-separated UCI.
     pub moves: String,
     /// Centipawns for white.
@@ -29,7 +29,7 @@ pub struct Line {
 
 /// The query for `fen`.
 #[must_use]
-pub fn query(fen: &str, chess: Chess, multipv: u32) -> Vec<(&'static str, String)> {
+pub(crate) fn query(fen: &str, chess: Chess, multipv: u32) -> Vec<(&'static str, String)> {
     vec![("fen", fen.to_owned()), ("multiPv", multipv.to_string()), ("variant", chess.key().to_owned())]
 }
 
@@ -37,7 +37,12 @@ pub fn query(fen: &str, chess: Chess, multipv: u32) -> Vec<(&'static str, String
 /// move, white when `white`), one at random; none when the analysis is shallower than
 /// `min_depth` or has no line with a move and a score.
 #[must_use]
-pub fn pick(answer: &Answer, white: bool, config: &CloudEvalConfig, rng: &mut fastrand::Rng) -> Option<Proposal> {
+pub(crate) fn pick(
+    answer: &Answer,
+    white: bool,
+    config: &CloudEvalConfig,
+    rng: &mut fastrand::Rng,
+) -> Option<Proposal> {
     if answer.depth < config.min_depth {
         return None;
     }

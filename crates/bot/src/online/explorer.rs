@@ -10,14 +10,14 @@ use crate::config::online::ExplorerConfig;
 
 /// The answer.
 #[derive(Clone, Debug, Deserialize)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// The moves played here, most played first.
     pub moves: Vec<ExplorerMove>,
 }
 
 /// One move of the answer.
 #[derive(Clone, Debug, Deserialize)]
-pub struct ExplorerMove {
+pub(crate) struct ExplorerMove {
     /// The move, UCI.
     pub uci: String,
     /// Games white won after it.
@@ -42,7 +42,7 @@ impl ExplorerMove {
 
 /// The query for `fen` of the masters database (`masters`) or the Lichess one.
 #[must_use]
-pub fn query(masters: bool, fen: &str, chess: Chess, config: &ExplorerConfig) -> Vec<(&'static str, String)> {
+pub(crate) fn query(masters: bool, fen: &str, chess: Chess, config: &ExplorerConfig) -> Vec<(&'static str, String)> {
     let mut query = vec![("fen", fen.to_owned()), ("moves", config.max_moves.to_string()), ("topGames", "0".into())];
     if !masters {
         let speeds: Vec<&str> = config.speeds.iter().map(|s| s.as_str()).collect();
@@ -59,7 +59,7 @@ pub fn query(masters: bool, fen: &str, chess: Chess, config: &ExplorerConfig) ->
 /// `selection`: the best score for the side to move (white when `white`; more games break
 /// ties), in proportion to the games, or uniformly.
 #[must_use]
-pub fn pick(answer: &Answer, white: bool, config: &ExplorerConfig, rng: &mut fastrand::Rng) -> Option<Proposal> {
+pub(crate) fn pick(answer: &Answer, white: bool, config: &ExplorerConfig, rng: &mut fastrand::Rng) -> Option<Proposal> {
     let candidates: Vec<&ExplorerMove> =
         answer.moves.iter().take(config.max_moves as usize).filter(|m| m.games() >= config.min_games.max(1)).collect();
     let chosen = match config.selection {

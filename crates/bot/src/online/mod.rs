@@ -1,6 +1,6 @@
 //! Online move sources: chessdb.cn, Lichess cloud evaluations and the Lichess opening
 //! explorer, asked in that order (lichess-bot's) after the Polyglot books and before the
-//! self-play cache ([`crate::book::Books::choose`] decides that order).
+//! self-play cache (the `book` module's `Books::choose`, which asks this one, decides that order).
 //!
 //! Each service is asked only for the variants it knows, while the game is shorter than its
 //! `max_depth`, while our clock shows at least its `min_time_s`, and never for longer than its
@@ -13,10 +13,10 @@
 //! the sources have not known `max_out_of_book_moves` times stops asking them
 //! ([`out_of_book`]).
 
-pub mod chessdb;
-pub mod cloud;
-pub mod explorer;
-pub mod out_of_book;
+pub(crate) mod chessdb;
+pub(crate) mod cloud;
+pub(crate) mod explorer;
+pub(crate) mod out_of_book;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -33,7 +33,7 @@ use self::out_of_book::OutOfBook;
 
 /// One online service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Service {
+pub(crate) enum Service {
     /// chessdb.cn's query API.
     ChessDb,
     /// Lichess cloud evaluation.
@@ -46,12 +46,12 @@ pub enum Service {
 
 impl Service {
     /// The order the services are asked in.
-    pub const ORDER: [Service; 4] =
+    pub(crate) const ORDER: [Service; 4] =
         [Service::ChessDb, Service::CloudEval, Service::ExplorerMasters, Service::ExplorerLichess];
 
     /// The client's name for it: its 429 holds and errors go by this endpoint.
     #[must_use]
-    pub fn endpoint(self) -> Endpoint {
+    pub(crate) fn endpoint(self) -> Endpoint {
         match self {
             Service::ChessDb => Endpoint::ChessDb,
             Service::CloudEval => Endpoint::CloudEval,
@@ -62,7 +62,7 @@ impl Service {
 
     /// Whether the service knows positions of `chess`.
     #[must_use]
-    pub fn knows(self, chess: Chess) -> bool {
+    pub(crate) fn knows(self, chess: Chess) -> bool {
         match self {
             Service::ChessDb | Service::ExplorerMasters => chess == Chess::Standard,
             Service::CloudEval | Service::ExplorerLichess => true,
@@ -78,7 +78,7 @@ impl fmt::Display for Service {
 
 /// The chess of a game, as the services tell variants apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Chess {
+pub(crate) enum Chess {
     /// Standard rules (standard and From Position games).
     Standard,
     /// Chess960.
@@ -88,7 +88,7 @@ pub enum Chess {
 impl Chess {
     /// The chess of a variant key; `None` for one no service knows (Shatranj).
     #[must_use]
-    pub fn of_key(key: &str) -> Option<Chess> {
+    pub(crate) fn of_key(key: &str) -> Option<Chess> {
         match Variant::from_key(key)? {
             Variant::Standard | Variant::FromPosition => Some(Chess::Standard),
             Variant::Chess960 => Some(Chess::Chess960),
@@ -98,7 +98,7 @@ impl Chess {
 
     /// The services' name of the variant.
     #[must_use]
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Chess::Standard => "standard",
             Chess::Chess960 => "chess960",
@@ -108,7 +108,7 @@ impl Chess {
 
 /// A service's score for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Eval {
+pub(crate) enum Eval {
     /// Centipawns.
     Cp(i32),
     /// Mate in this many moves (negative: we are mated).
@@ -119,7 +119,7 @@ impl Eval {
     /// A number that orders evaluations: mates beyond every centipawn score, shorter ones
     /// first.
     #[must_use]
-    pub fn rank(self) -> i64 {
+    pub(crate) fn rank(self) -> i64 {
         match self {
             Eval::Cp(cp) => i64::from(cp),
             Eval::Mate(n) if n > 0 => 1_000_000 - i64::from(n),
@@ -139,7 +139,7 @@ impl fmt::Display for Eval {
 
 /// What a service knows of the move it proposes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Evidence {
+pub(crate) enum Evidence {
     /// An engine's evaluation (cloud, chessdb), for the side to move.
     Eval {
         /// The score.
@@ -160,7 +160,7 @@ pub enum Evidence {
 
 /// A move a service proposes, as the service wrote it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Proposal {
+pub(crate) struct Proposal {
     /// The move in UCI (either castling notation).
     pub uci: String,
     /// What the service knows of it.
@@ -169,7 +169,7 @@ pub struct Proposal {
 
 /// A move from a service, for the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OnlineMove {
+pub(crate) struct OnlineMove {
     /// The service.
     pub service: Service,
     /// What it knew of the move.
@@ -197,7 +197,7 @@ const MIN_WAIT: Duration = Duration::from_millis(50);
 
 /// The online sources, ready to ask. The default asks nothing.
 #[derive(Clone, Debug, Default)]
-pub struct Online {
+pub(crate) struct Online {
     /// `None` when every source is off: then nothing is done at all.
     client: Option<Client>,
     config: OnlineConfig,
@@ -217,7 +217,7 @@ struct Gate<'a> {
 impl Online {
     /// The sources `config` turns on, asked through `client`.
     #[must_use]
-    pub fn new(config: &OnlineConfig, client: &Client) -> Online {
+    pub(crate) fn new(config: &OnlineConfig, client: &Client) -> Online {
         Online {
             client: config.any_enabled().then(|| client.clone()),
             config: config.clone(),
@@ -227,7 +227,7 @@ impl Online {
 
     /// Whether no source is on.
     #[must_use]
-    pub fn is_off(&self) -> bool {
+    pub(crate) fn is_off(&self) -> bool {
         self.client.is_none()
     }
 
@@ -261,14 +261,14 @@ impl Online {
     }
 
     /// The game `id` is over: its count of turns out of book goes.
-    pub fn game_over(&self, id: &str) {
+    pub(crate) fn game_over(&self, id: &str) {
         self.out_of_book.forget(id);
     }
 
     /// A legal move for the position of the game `id` from the first service that has one,
     /// with where it came from. `clock` is our time left (`None` without a clock). Nothing is
     /// asked once the game has been out of the sources' books `max_out_of_book_moves` times.
-    pub async fn choose(
+    pub(crate) async fn choose(
         &self,
         id: &str,
         rules: &Rules,

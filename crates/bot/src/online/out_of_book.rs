@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// The games' counts of turns the online sources knew no move for.
 #[derive(Clone, Debug, Default)]
-pub struct OutOfBook {
+pub(crate) struct OutOfBook {
     /// The count at which a game stops asking.
     limit: u32,
     /// Game id → turns without a move so far.
@@ -24,24 +24,24 @@ pub struct OutOfBook {
 impl OutOfBook {
     /// Counts for `limit` (`max_out_of_book_moves`).
     #[must_use]
-    pub fn new(limit: u32) -> OutOfBook {
+    pub(crate) fn new(limit: u32) -> OutOfBook {
         OutOfBook { limit, misses: Arc::default() }
     }
 
     /// Whether the game still asks the online sources.
     #[must_use]
-    pub fn asks(&self, game: &str) -> bool {
+    pub(crate) fn asks(&self, game: &str) -> bool {
         self.count(game) < self.limit
     }
 
     /// The game's turns without a move so far.
     #[must_use]
-    pub fn count(&self, game: &str) -> u32 {
+    pub(crate) fn count(&self, game: &str) -> u32 {
         self.lock().get(game).copied().unwrap_or(0)
     }
 
     /// The sources knew no move on one more of the game's turns; the new count.
-    pub fn missed(&self, game: &str) -> u32 {
+    pub(crate) fn missed(&self, game: &str) -> u32 {
         let mut misses = self.lock();
         let count = misses.entry(game.to_owned()).or_insert(0);
         *count += 1;
@@ -49,7 +49,7 @@ impl OutOfBook {
     }
 
     /// The game is over: its count goes.
-    pub fn forget(&self, game: &str) {
+    pub(crate) fn forget(&self, game: &str) {
         self.lock().remove(game);
     }
 

@@ -20,7 +20,7 @@ const STOP_GRACE: Duration = Duration::from_millis(500);
 
 /// Our clock during one search: its value when it (re)starts, and since when it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OurClock {
+pub(crate) struct OurClock {
     /// Our time when the clock started (`None`: no clock, correspondence or unlimited).
     pub left: Option<Duration>,
     /// When it started: the state's arrival, or the ponder hit (`None`: pondering, our clock
@@ -31,7 +31,7 @@ pub struct OurClock {
 impl OurClock {
     /// Our time left at `now` (`None`: no clock).
     #[must_use]
-    pub fn remaining(&self, now: Instant) -> Option<Duration> {
+    pub(crate) fn remaining(&self, now: Instant) -> Option<Duration> {
         let left = self.left?;
         Some(match self.since {
             Some(since) => left.saturating_sub(now.saturating_duration_since(since)),
@@ -43,7 +43,7 @@ impl OurClock {
 /// The `go` for an external engine: the bot's limits, with `overhead` (network lag) taken off
 /// our own time, as the in-process engine does.
 #[must_use]
-pub fn go_for(limits: &SearchLimits, us: Color, overhead: Duration) -> Go {
+pub(super) fn go_for(limits: &SearchLimits, us: Color, overhead: Duration) -> Go {
     if let Some(nodes) = limits.nodes {
         return Go::Nodes(nodes);
     }
@@ -71,7 +71,7 @@ pub fn go_for(limits: &SearchLimits, us: Color, overhead: Duration) -> Go {
 /// limits, from the start) it is the time the move should take plus `stall`, never more than
 /// half the time left, so that a replacement move still fits.
 #[must_use]
-pub fn allowance(
+pub(super) fn allowance(
     limits: &SearchLimits,
     us: Color,
     overhead: Duration,
@@ -102,20 +102,20 @@ pub fn allowance(
 /// on), and at least what `stop`, its grace and a replacement move take (overhead, the stop
 /// grace and the emergency search's cap).
 #[must_use]
-pub fn danger_reserve(left: Duration, overhead: Duration) -> Duration {
+pub(super) fn danger_reserve(left: Duration, overhead: Duration) -> Duration {
     (left / 2).max(overhead + STOP_GRACE + EMERGENCY_CAP)
 }
 
 /// How long to wait for `bestmove` after `stop`, with `remaining` on our clock.
 #[must_use]
-pub fn stop_grace(remaining: Option<Duration>) -> Duration {
+pub(super) fn stop_grace(remaining: Option<Duration>) -> Duration {
     remaining.map_or(STOP_GRACE, |left| (left / 4).min(STOP_GRACE))
 }
 
 /// How long a restart (handshake, options, `isready`) may take with `remaining` on our clock
 /// and the settings' `handshake` timeout; `None` when there is no time for one.
 #[must_use]
-pub fn restart_budget(remaining: Option<Duration>, handshake: Duration) -> Option<Duration> {
+pub(super) fn restart_budget(remaining: Option<Duration>, handshake: Duration) -> Option<Duration> {
     match remaining {
         None => Some(handshake),
         Some(left) => Some((left / 3).min(handshake)).filter(|&budget| budget >= MIN_RESTART),
@@ -125,7 +125,7 @@ pub fn restart_budget(remaining: Option<Duration>, handshake: Duration) -> Optio
 /// The limits of a search that continues after a restart: the same limits, with our clock (or
 /// the move time) cut to what is left.
 #[must_use]
-pub fn resumed(limits: &SearchLimits, us: Color, clock: &OurClock, now: Instant) -> SearchLimits {
+pub(super) fn resumed(limits: &SearchLimits, us: Color, clock: &OurClock, now: Instant) -> SearchLimits {
     let mut limits = SearchLimits { ponder: false, ..limits.clone() };
     let Some(left) = clock.remaining(now) else { return limits };
     if limits.movetime.is_some() {
@@ -143,7 +143,7 @@ pub fn resumed(limits: &SearchLimits, us: Color, clock: &OurClock, now: Instant)
 /// A short in-process search that replaces one that failed, with `remaining` on our clock:
 /// a twentieth of it, at most a second, on top of the overhead the engine keeps back.
 #[must_use]
-pub fn emergency(remaining: Option<Duration>, overhead: Duration) -> SearchLimits {
+pub(super) fn emergency(remaining: Option<Duration>, overhead: Duration) -> SearchLimits {
     let usable = remaining.map_or(EMERGENCY_CAP * 20, |left| left.saturating_sub(overhead));
     SearchLimits::movetime(overhead + (usable / 20).clamp(MIN_MOVETIME, EMERGENCY_CAP))
 }

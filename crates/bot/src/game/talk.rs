@@ -11,14 +11,14 @@ use std::time::{Duration, Instant};
 
 use ferz_lichess::ChatRoom;
 
+use super::context::GameContext;
 use crate::chat::{self, Command, EvalNote, Extension, Facts, GameChat, Parsed, Speaker};
-use crate::game::GameContext;
 
 /// How often the chat of a finished game is read.
 const AFTER_GAME_POLL: Duration = Duration::from_secs(3);
 
 /// Sends `text` to `room` of game `id` (cut to the chat limit) and counts it for the account.
-pub async fn send(ctx: &GameContext, id: &str, room: ChatRoom, text: &str) {
+pub(super) async fn send(ctx: &GameContext, id: &str, room: ChatRoom, text: &str) {
     if text.trim().is_empty() {
         return;
     }
@@ -32,7 +32,7 @@ pub async fn send(ctx: &GameContext, id: &str, room: ChatRoom, text: &str) {
 
 /// Sends `reply` to `command` from `user` in `room` if the game's budget and the account's
 /// allow it now; otherwise logs why not (the first hold of a burst at info, the rest at debug).
-pub async fn answer(
+pub(super) async fn answer(
     ctx: &GameContext,
     id: &str,
     budget: &mut GameChat,
@@ -57,7 +57,7 @@ pub async fn answer(
 
 /// Logs an unknown command `word` from `user`: at info for the first few of a game, then at
 /// debug, so that a flood of them does not flood the log.
-pub fn ignore_unknown(id: &str, budget: &mut GameChat, user: &str, word: &str) {
+pub(super) fn ignore_unknown(id: &str, budget: &mut GameChat, user: &str, word: &str) {
     // Debug-quoted: the word is someone else's text.
     if budget.log_unknown() {
         tracing::info!(game = %id, user, command = ?word, "ignoring an unknown chat command");
@@ -68,7 +68,7 @@ pub fn ignore_unknown(id: &str, budget: &mut GameChat, user: &str, word: &str) {
 
 /// What a finished game knows for the commands that come after it.
 #[derive(Clone, Debug)]
-pub struct AfterGame {
+pub(super) struct AfterGame {
     /// The game's reply budget, as the game left it.
     pub budget: GameChat,
     /// Our last evaluation.
@@ -82,7 +82,7 @@ pub struct AfterGame {
 /// Answers the opponent's commands in the player room of the finished game `id` for
 /// `[chat] after_game_s`, reading the chat every few seconds. Lines already there when it
 /// starts are not answered.
-pub async fn after_game(ctx: Arc<GameContext>, id: String, mut after: AfterGame) {
+pub(super) async fn after_game(ctx: Arc<GameContext>, id: String, mut after: AfterGame) {
     let config = &ctx.config.chat;
     let until = Instant::now() + Duration::from_secs(config.after_game_s);
     let mut seen = match ctx.client.read_chat(&id).await {

@@ -22,10 +22,12 @@ pub fn ferz_binary() -> PathBuf {
         let binary = profile_dir.join(format!("ferz{}", std::env::consts::EXE_SUFFIX));
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
-        // The whole workspace's features, as `cargo test --workspace` compiled them: with
-        // `-p ferz` alone, Cargo would build the engine without `ferz-tune`'s `tuning` view, a
-        // second build of the engine and of everything above it, while the first tests wait.
-        build.args(["build", "--quiet", "--workspace", "--bin", "ferz"]);
+        // The features `cargo test --workspace` compiled the libraries with, so that they are
+        // reused and only the binary is linked: the whole workspace's (with `-p ferz` alone the
+        // engine lacks `ferz-tune`'s `tuning` view), and the dev-dependencies' (tokio's
+        // `test-util`), which Cargo adds only when a test target is among those built; the
+        // suite's own target is, and is already built.
+        build.args(["build", "--quiet", "--workspace", "--bin", "ferz", "--test", "it"]);
         // Cargo runs this test with the test package's variables (CARGO_MANIFEST_DIR, …). Some
         // build scripts (ring's) rerun when such a variable changes, so handing them down made
         // this build and the next `cargo test` rebuild ring and everything above it each time.

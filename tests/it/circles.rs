@@ -169,7 +169,7 @@ fn circles(graph: &Graph) -> Vec<Vec<Module>> {
 
 /// Every circle of every crate and of this test package, one line each:
 /// `engine: search <-> nnue`.
-fn workspace_circles(skip: &[&str]) -> Vec<String> {
+fn workspace_circles() -> Vec<String> {
     let root = workspace_root();
     let mut sources: Vec<(String, PathBuf)> = std::fs::read_dir(root.join("crates"))
         .unwrap()
@@ -180,7 +180,7 @@ fn workspace_circles(skip: &[&str]) -> Vec<String> {
     sources.push(("tests".to_owned(), root.join("tests")));
     let mut lines = Vec::new();
     for (name, src) in sources {
-        if skip.contains(&name.as_str()) || !src.is_dir() {
+        if !src.is_dir() {
             continue;
         }
         for circle in circles(&graph(&src)) {
@@ -214,16 +214,7 @@ fn the_checker_finds_a_circle_and_ignores_test_modules() {
 }
 
 #[test]
-fn no_module_circles_outside_the_bot() {
-    let found = workspace_circles(&["bot", "tests"]);
-    assert!(found.is_empty(), "module circles:\n{}", found.join("\n"));
-}
-
-// Enabled when the bot circles are gone (bot game <-> talk, game::seats <-> resume, decisions
-// <-> tablebase, config::online <-> online <-> book; tests fake_lichess's modules).
-#[test]
-#[ignore = "enabled when the bot circles are gone"]
 fn no_module_circles() {
-    let found = workspace_circles(&[]);
+    let found = workspace_circles();
     assert!(found.is_empty(), "module circles:\n{}", found.join("\n"));
 }

@@ -7,13 +7,11 @@
 //! environment only (`LICHESS_BOT_TOKEN`).
 
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
 use std::path::PathBuf;
-use std::sync::LazyLock;
 
-use ferz_engine::uci::{OptionId, OptionKind};
+use ferz_engine::uci::{OptionId, spin_limits};
 use ferz_lichess::Platform;
-use ferz_settings::{at_least, check, in_range};
+use ferz_settings::{at_least, check, in_range, within_limits};
 use serde::{Deserialize, Serialize};
 
 pub mod correspondence;
@@ -689,44 +687,21 @@ impl LichessConfig {
     }
 }
 
-/// The limits of the built-in engine's spin option `id`, from its one option table
-/// (`ferz_engine::uci::options`): `hash_mb` and `threads` become its `Hash` and `Threads`.
-///
-/// # Panics
-/// If the table has no such spin option (a change to the table that the tests catch).
-fn engine_range(id: OptionId) -> RangeInclusive<usize> {
-    let option = ferz_engine::uci::options().into_iter().find(|option| option.id == id);
-    match option.map(|option| option.kind) {
-        Some(OptionKind::Spin { min, max, .. }) => {
-            let bound = |n: i64| usize::try_from(n).expect("a non-negative engine limit");
-            bound(min)..=bound(max)
-        }
-        other => panic!("the engine's option table has no spin option {id:?}: {other:?}"),
-    }
-}
-
-/// What to change about `engine.hash_mb`, with the engine's limits.
-static HASH_REASON: LazyLock<String> = LazyLock::new(|| {
-    let range = engine_range(OptionId::Hash);
-    format!("use {} to {} MiB", range.start(), range.end())
-});
-
-/// What to change about `engine.threads`, with the engine's limits.
-static THREADS_REASON: LazyLock<String> = LazyLock::new(|| {
-    let range = engine_range(OptionId::Threads);
-    format!("use {} to {} threads", range.start(), range.end())
-});
-
 impl EngineConfig {
     fn validate(&self) -> Result<(), InvalidSetting> {
-        in_range("engine.hash_mb", self.hash_mb, engine_range(OptionId::Hash), &HASH_REASON)?;
+        within_limits("engine.hash_mb", self.hash_mb, spin_limits(OptionId::Hash), "MiB (the engine's Hash option)")?;
         check(
             ferz_engine::tt::hash_limit_mb().is_none_or(|limit| self.hash_mb <= limit),
             "engine.hash_mb",
             self.hash_mb,
             "more than this machine can spare (three quarters of its available memory); use less",
         )?;
-        in_range("engine.threads", self.threads, engine_range(OptionId::Threads), &THREADS_REASON)?;
+        within_limits(
+            "engine.threads",
+            self.threads,
+            spin_limits(OptionId::Threads),
+            "threads (the engine's Threads option)",
+        )?;
         in_range(
             "engine.first_move_ms",
             self.first_move_ms,
@@ -975,7 +950,7 @@ mod tests {
     #[test]
     fn a_hash_beyond_what_the_machine_can_spare_is_refused() {
         // Only where the machine reports its memory and spares less than the engine's cap.
-        let cap = *engine_range(OptionId::Hash).end();
+        let cap = usize::try_from(*spin_limits(OptionId::Hash).end()).unwrap();
         if let Some(limit) = ferz_engine::tt::hash_limit_mb().filter(|&limit| limit < cap) {
             let mut config = BotConfig::default();
             config.engine.hash_mb = limit + 1;
@@ -1000,12 +975,18 @@ mod tests {
         );
         let mut config = BotConfig::default();
         config.engine.threads = 0;
-        assert_eq!(config.validate().unwrap_err().to_string(), "engine.threads = 0: use 1 to 256 threads");
+        assert_eq!(
+            config.validate().unwrap_err().to_string(),
+            "engine.threads = 0: use 1 to 256 threads (the engine's Threads option)"
+        );
         config.engine.threads = 257;
         assert_eq!(config.validate().unwrap_err().key, "engine.threads", "the engine's Threads limit");
         let mut config = BotConfig::default();
         config.engine.hash_mb = 0;
-        assert_eq!(config.validate().unwrap_err().to_string(), "engine.hash_mb = 0: use 1 to 65536 MiB");
+        assert_eq!(
+            config.validate().unwrap_err().to_string(),
+            "engine.hash_mb = 0: use 1 to 65536 MiB (the engine's Hash option)"
+        );
         let mut config = BotConfig::default();
         config.challenge.variants.push(Variant::Shatranj);
         let err = config.validate().unwrap_err();

@@ -198,6 +198,18 @@ pub fn option(id: OptionId) -> UciOption {
     options().into_iter().find(|o| o.id == id).unwrap_or_else(|| panic!("{id:?} has no row in options()"))
 }
 
+/// The limits of the spin option `id`, for settings files that must accept what it accepts.
+///
+/// # Panics
+/// If `id` is not a spin option (a mistake in the caller).
+#[must_use]
+pub fn spin_limits(id: OptionId) -> std::ops::RangeInclusive<i64> {
+    match option(id).kind {
+        OptionKind::Spin { min, max, .. } => min..=max,
+        other => panic!("{id:?} is not a spin option: {other:?}"),
+    }
+}
+
 /// The default of the spin option `id`, for [`EngineOptions`]' defaults.
 ///
 /// # Panics

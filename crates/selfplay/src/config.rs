@@ -3,12 +3,11 @@
 //! Every section rejects unknown keys, so a typo fails at start instead of being ignored, and
 //! [`SelfplayConfig::validate`] checks the values once, with messages that name the key.
 
-use std::fmt::Display;
 use std::path::PathBuf;
 
 use ferz_engine::MAX_DEPTH;
-use ferz_engine::uci::{self, OptionId, OptionKind};
-use ferz_settings::{at_least, check, in_range};
+use ferz_engine::uci::{self, OptionId};
+use ferz_settings::{at_least, check, in_range, within_limits};
 use serde::{Deserialize, Serialize};
 
 /// A value that cannot work, with the key that holds it: the error of every ferz settings file.
@@ -285,14 +284,24 @@ impl SelfplayConfig {
                 )?;
             }
         }
-        within_option("search.hash_mb", self.search.hash_mb, OptionId::Hash, "MiB")?;
+        within_limits(
+            "search.hash_mb",
+            self.search.hash_mb,
+            uci::spin_limits(OptionId::Hash),
+            "MiB (the engine's Hash option)",
+        )?;
         check(
             ferz_engine::tt::hash_limit_mb().is_none_or(|limit| self.search.hash_mb <= limit),
             "search.hash_mb",
             self.search.hash_mb,
             "more than this machine can spare (three quarters of its available memory); use less",
         )?;
-        within_option("opening.multipv", self.opening.multipv, OptionId::MultiPv, "candidates")?;
+        within_limits(
+            "opening.multipv",
+            self.opening.multipv,
+            uci::spin_limits(OptionId::MultiPv),
+            "candidates (the engine's MultiPV option)",
+        )?;
         at_least("opening.margin_cp", self.opening.margin_cp, 0, "use 0 or more")?;
         if self.opening.multipv_plies > 0 {
             at_least("opening.multipv_nodes", self.opening.multipv_nodes, 1, "use at least 1 node")?;
@@ -307,26 +316,6 @@ impl SelfplayConfig {
             "enable at least one output",
         )
     }
-}
-
-/// `value` of `key`, which self-play hands to the engine as its spin option `id`, must lie within
-/// that option's limits in the engine's option table, so that changing them there is the only
-/// edit.
-///
-/// # Panics
-/// If `id` is not a spin option (a mistake in the caller).
-fn within_option<T: Copy + Display + TryInto<i64>>(
-    key: &'static str,
-    value: T,
-    id: OptionId,
-    unit: &str,
-) -> Result<(), InvalidSetting> {
-    let option = uci::option(id);
-    let OptionKind::Spin { min, max, .. } = option.kind else {
-        panic!("{} is not a spin option", option.name);
-    };
-    let inside = value.try_into().is_ok_and(|v| (min..=max).contains(&v));
-    check(inside, key, value, format!("use {min} to {max} {unit} (the engine's {} option)", option.name))
 }
 
 #[cfg(test)]
@@ -356,10 +345,8 @@ mod tests {
 
     /// The limits of the engine's spin option `id`, read from its option table.
     fn spin_limits(id: OptionId) -> (usize, usize) {
-        match uci::option(id).kind {
-            OptionKind::Spin { min, max, .. } => (usize::try_from(min).unwrap(), usize::try_from(max).unwrap()),
-            other => panic!("{id:?} is {other:?}"),
-        }
+        let limits = uci::spin_limits(id);
+        (usize::try_from(*limits.start()).unwrap(), usize::try_from(*limits.end()).unwrap())
     }
 
     #[test]

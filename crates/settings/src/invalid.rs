@@ -56,6 +56,21 @@ pub fn in_range<T: PartialOrd + Display>(
     check(range.contains(&value), key, value, reason)
 }
 
+/// `value` of `key` must lie in `limits`, kept elsewhere (an engine option's); the reason
+/// names them: `use {min} to {max} {unit}`.
+///
+/// # Errors
+/// The [`InvalidSetting`] when it does not.
+pub fn within_limits<T: Copy + Display + TryInto<i64>>(
+    key: &'static str,
+    value: T,
+    limits: RangeInclusive<i64>,
+    unit: &str,
+) -> Result<(), InvalidSetting> {
+    let inside = value.try_into().is_ok_and(|v| limits.contains(&v));
+    check(inside, key, value, format!("use {} to {} {unit}", limits.start(), limits.end()))
+}
+
 /// `value` of `key` must be at least `min`.
 ///
 /// # Errors

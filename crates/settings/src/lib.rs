@@ -14,5 +14,5 @@
 pub mod invalid;
 pub mod layers;
 
-pub use invalid::{InvalidSetting, at_least, check, in_range};
+pub use invalid::{InvalidSetting, at_least, check, in_range, within_limits};
 pub use layers::{ENV_PREFIX, LoadError, load, load_among, sections_of};

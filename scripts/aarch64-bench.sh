@@ -12,8 +12,8 @@
 #
 # Usage: scripts/aarch64-bench.sh [tools|build|bench]   (no argument: all three in turn)
 #   tools   installs what is missing (above); `build` and `bench` install nothing
-#   build   cross-builds the aarch64 binary (CI runs it beside the Slurm run: it waits on Slurm
-#           more than it computes)
+#   build   cross-builds the aarch64 binary (CI runs it in the background, at a lower priority,
+#           beside the tests and the Slurm run, which wait more than they compute)
 #   bench   builds the host binary (cargo skips an up-to-date one) and compares the benches
 #   DEPTH=10              the bench depth of both builds
 #   AARCH64_TARGET_DIR    where the aarch64 build goes (default target/); another directory

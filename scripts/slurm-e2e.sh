@@ -160,9 +160,10 @@ ReturnToService=2
 # Requeueable jobs (the array's --requeue needs it); short waits for a quick test.
 JobRequeue=1
 KillWait=5
-# A killed step whose processes take longer than this to go (a loaded machine flushing to disk)
-# drains the node ("Kill task failed"); the default of 60 s did so once in CI.
-UnkillableStepTimeout=300
+# A killed step whose processes take longer than this to go drains the node ("Kill task
+# failed"); the script then resumes the node and the requeued task runs. Slurm's default: a
+# longer wait only delays that (once in CI the step hung its full 300 s with its process gone).
+UnkillableStepTimeout=60
 MinJobAge=900
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=e2e Nodes=ALL Default=YES MaxTime=INFINITE State=UP

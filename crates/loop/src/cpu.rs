@@ -36,6 +36,12 @@ impl Stopwatch {
         Stopwatch { wall: Instant::now(), cpu: process_cpu_seconds() }
     }
 
+    /// Wall-clock time since the start.
+    #[must_use]
+    pub fn wall_elapsed(&self) -> std::time::Duration {
+        self.wall.elapsed()
+    }
+
     /// The time since the start.
     #[must_use]
     pub fn elapsed(&self) -> StageTime {

@@ -29,8 +29,8 @@ use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{SAVE_INTERVAL, StageClock};
 use crate::config::{LoopConfig, NetFamily, StartingPoint, TrainInit};
-use crate::cpu::{StageTime, Stopwatch};
 use crate::ledger::{
     DataRecord, EpochLoss, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file,
 };
@@ -48,8 +48,6 @@ pub fn generation_seed(seed: u64, g: u32) -> u64 {
     SplitMix64::derive(seed, u64::from(g)).next_u64()
 }
 
-/// The stage times of a generation in progress, kept across runs in `stages.json`.
-const STAGES_FILE: &str = "stages.json";
 /// The gate's decision, written when the match has decided.
 const VERDICT_FILE: &str = "verdict.json";
 
@@ -92,12 +90,7 @@ pub fn run_generation(
     let gen_dir = generation_dir(dir, g);
     std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
     let player = ledger.best();
-    let mut stages: BTreeMap<Stage, StageTime> =
-        if gen_dir.join(STAGES_FILE).exists() { read(&gen_dir.join(STAGES_FILE))? } else { BTreeMap::new() };
-    let timed = |stages: &mut BTreeMap<Stage, StageTime>, stage: Stage, watch: Stopwatch| {
-        stages.entry(stage).or_default().add(watch.elapsed());
-        write(&gen_dir.join(STAGES_FILE), stages)
-    };
+    let mut clock = StageClock::open(&gen_dir, SAVE_INTERVAL)?;
 
     // Self-play: `loop.threads` shards at once, each with one thread, so that every shard's
     // games are the same however often it is resumed (each checkpoints after every game).
@@ -136,10 +129,16 @@ pub fn run_generation(
             stage: Stage::Selfplay,
             detail: format!("{} of {shards} shards, {} at a time", pending.len(), parallel_shards(settings)),
         });
-        let watch = Stopwatch::start();
-        play_shards(&selfplay, shards, &pending, parallel_shards(settings), control, g, progress)?;
-        if !one_task {
-            timed(&mut stages, Stage::Selfplay, watch)?;
+        if one_task {
+            play_shards(&selfplay, shards, &pending, parallel_shards(settings), control, g, progress)?;
+        } else {
+            clock.start(Stage::Selfplay)?;
+            let mut timed_progress = |event: Progress| {
+                clock.tick();
+                progress(event);
+            };
+            play_shards(&selfplay, shards, &pending, parallel_shards(settings), control, g, &mut timed_progress)?;
+            clock.stop()?;
         }
     }
     if let SelfplayScope::Shard(index) = scope {
@@ -178,7 +177,7 @@ pub fn run_generation(
         open_verified(&data_dir)?
     } else {
         progress(Progress::Stage { generation: g, stage: Stage::Merge, detail: String::new() });
-        let watch = Stopwatch::start();
+        clock.start(Stage::Merge)?;
         let part = gen_dir.join("data.part");
         if part.exists() {
             std::fs::remove_dir_all(&part).map_err(|source| LoopError::Io { path: part.clone(), source })?;
@@ -187,7 +186,7 @@ pub fn run_generation(
         let manifest = verify::merge(&part, &shards, None)?;
         fault::point("merge", 1);
         std::fs::rename(&part, &data_dir).map_err(|source| LoopError::Io { path: data_dir.clone(), source })?;
-        timed(&mut stages, Stage::Merge, watch)?;
+        clock.stop()?;
         verify::AnyManifest::Dataset(manifest)
     };
     let data = DataRecord {
@@ -217,12 +216,12 @@ pub fn run_generation(
             stage: Stage::Train,
             detail: format!("{} epochs", train.train.epochs),
         });
-        let watch = Stopwatch::start();
+        clock.start(Stage::Train)?;
         let loaded = ferz_train::dataset::load(&train.data)?;
         let resume = train_dir.join(ferz_train::trainer::CHECKPOINT_FILE).exists();
         let mut observer = EpochFaults;
         let outcome = ferz_train::train(&train, &loaded, resume, &control.signals.stop, &mut observer)?;
-        timed(&mut stages, Stage::Train, watch)?;
+        clock.stop()?;
         if !outcome.completed {
             return Ok(Outcome::Stopped);
         }
@@ -249,7 +248,7 @@ pub fn run_generation(
             stage: Stage::Gate,
             detail: format!("candidate vs gen {}", player.generation),
         });
-        let watch = Stopwatch::start();
+        clock.start(Stage::Gate)?;
         let config = gate_config(dir, settings, g, &net_path, &player, ferz)?;
         let pgn = config.pgn.clone().expect("the gate writes a PGN");
         let played = if pgn.exists() {
@@ -262,10 +261,14 @@ pub fn run_generation(
         // asked for since is in `signals.stop` and returns above or below).
         control.gate.abort.store(false, Ordering::SeqCst);
         control.gate.drain.store(control.stopping(), Ordering::SeqCst);
-        let mut log = GateLog { generation: g, games: 0, progress: &mut *progress, line: Vec::new() };
+        let mut timed_progress = |event: Progress| {
+            clock.tick();
+            progress(event);
+        };
+        let mut log = GateLog { generation: g, games: 0, progress: &mut timed_progress, line: Vec::new() };
         let summary = run_match(&config, &played, &control.gate, &mut log)
             .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
-        timed(&mut stages, Stage::Gate, watch)?;
+        clock.stop()?;
         if control.stopping() && summary.unfinished() {
             return Ok(Outcome::Stopped);
         }
@@ -295,14 +298,14 @@ pub fn run_generation(
     // Promotion: the candidate's copy in best/, and the export, made again after a kill.
     let promoted = gate.verdict == Verdict::AcceptH1;
     if promoted {
-        let watch = Stopwatch::start();
+        clock.start(Stage::Promote)?;
         let target = dir.join(best_file(g));
         copy_atomically(&net_path, &target)?;
         fault::point("promote", 1);
         if !settings.run.export.as_os_str().is_empty() {
             copy_atomically(&net_path, &settings.run.export)?;
         }
-        timed(&mut stages, Stage::Promote, watch)?;
+        clock.stop()?;
     }
     Ok(Outcome::Finished(Box::new(GenerationRecord {
         generation: g,
@@ -311,7 +314,7 @@ pub fn run_generation(
         train: train_record,
         gate,
         promoted,
-        stages,
+        stages: clock.times(),
     })))
 }
 

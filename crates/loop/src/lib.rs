@@ -10,6 +10,7 @@
 //! It drives `ferz-selfplay`, `ferz-dataset`, `ferz-train` and `ferz-arena` in process; it
 //! knows nothing of the command line, the bot or the network.
 
+pub mod clock;
 pub mod config;
 pub mod cpu;
 pub mod fault;

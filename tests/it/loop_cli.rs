@@ -1,6 +1,7 @@
 //! `ferz loop` as a process: two tiny generations, killed (SIGKILL) in every stage and run
 //! again each time, end exactly as an unbroken run does; a finished loop run again changes
-//! nothing; a loop refuses settings other than those it began with.
+//! nothing; a loop refuses another net, seed or start, and takes a changed recipe from the next
+//! generation on.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -117,6 +118,44 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("loop.seed") && stderr.contains("ledger.json"), "{stderr}");
+
+    // The recipe may change between generations: generation 3 begins with 4 games a shard and
+    // is killed in its self-play; run again with 8, it goes on with the 4 it began with.
+    let third = settings().replace("generations = 2", "generations = 3");
+    std::fs::write(&config, third.replace("\ngames = 6\n", "\ngames = 4\n")).unwrap();
+    let output = run_loop(&killed, &config, Some("selfplay:2"));
+    assert!(matches!(output.status.signal(), Some(9 | 6)), "{}", String::from_utf8_lossy(&output.stderr));
+    std::fs::write(&config, third.replace("\ngames = 6\n", "\ngames = 8\n")).unwrap();
+    let output = run_loop(&killed, &config, None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("generation 3: goes on with the settings it began with (selfplay.games = 4); selfplay.games = 8 applies from generation 4"),
+        "{stderr}"
+    );
+    let after = ledger(&killed);
+    let games: Vec<_> =
+        after["generations"].as_array().unwrap().iter().map(|g| g["recipe"]["selfplay"]["games"].clone()).collect();
+    assert_eq!(games, [6, 6, 4]);
+    assert_eq!(after["generations"][2]["data"]["games"], 8, "2 shards of 4 games");
+    assert_eq!(after["settings"]["selfplay"]["games"], 8, "the newest run's settings");
+
+    // A ledger of the format before recipes (every generation made with the ledger's settings)
+    // is read, and written back with each generation's recipe.
+    let mut old = after.clone();
+    old["format"] = "ferz-loop-ledger/1".into();
+    old["settings"] = after["generations"][0]["recipe"].clone();
+    old["settings"]["loop"] = after["settings"]["loop"].clone();
+    for g in old["generations"].as_array_mut().unwrap() {
+        g.as_object_mut().unwrap().remove("recipe");
+    }
+    std::fs::write(killed.join("ledger.json"), serde_json::to_string(&old).unwrap()).unwrap();
+    std::fs::write(&config, third.replace("generations = 3", "generations = 1")).unwrap();
+    let output = run_loop(&killed, &config, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let upgraded = ledger(&killed);
+    assert_eq!(upgraded["format"], "ferz-loop-ledger/2");
+    assert_eq!(upgraded["generations"][2]["recipe"], after["generations"][0]["recipe"]);
 }
 
 #[test]

@@ -23,8 +23,8 @@ pub struct LoopArgs {
     #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Settings file; without it `config/loop.toml` is read when it exists, else the built-in
-    /// defaults. A loop keeps the settings it began with (but for when to stop and how many
-    /// cores to use).
+    /// defaults. A loop keeps its net, seed and start; a changed recipe applies from the next
+    /// generation.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Stop after this many generations in all (overrides `loop.generations`).
@@ -128,6 +128,10 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("generation {generation}: gate: {line}");
             }
         }
+        Progress::KeptRecipe { generation, key, began, now } => eprintln!(
+            "generation {generation}: goes on with the settings it began with ({key} = {began}); {key} = {now} applies from generation {}",
+            generation + 1
+        ),
         Progress::Finished(record) => {
             let gate = &record.gate;
             println!(

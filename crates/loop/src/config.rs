@@ -251,18 +251,50 @@ impl LoopConfig {
         Ok(())
     }
 
-    /// The settings a running loop may change between runs: when it stops and how many cores
-    /// it uses. Everything else shapes the generations and must stay as the loop began.
+    /// These settings with `began`'s identity: the net, the seed and the starting point, the
+    /// only settings a loop keeps from its first run to its last (the generations' seeds and
+    /// their chain of best nets derive from them). Everything else may change between runs:
+    /// when the loop stops and how many cores it uses at once, and its [`Recipe`] from the next
+    /// generation on.
     #[must_use]
-    pub fn with_run_controls_of(&self, other: &LoopConfig) -> LoopConfig {
+    pub fn with_identity_of(&self, began: &LoopConfig) -> LoopConfig {
         let mut merged = self.clone();
-        merged.run.generations = other.run.generations;
-        merged.run.plateau = other.run.plateau;
-        merged.run.threads = other.run.threads;
-        merged.run.export.clone_from(&other.run.export);
-        merged.gate.concurrency = other.gate.concurrency;
+        merged.run.net = began.run.net;
+        merged.run.seed = began.run.seed;
+        merged.run.start = began.run.start;
         merged
     }
+
+    /// What these settings make a generation with.
+    #[must_use]
+    pub fn recipe(&self) -> Recipe {
+        Recipe { selfplay: self.selfplay.clone(), train: self.train.clone(), gate: self.gate.clone() }
+    }
+
+    /// These settings with a generation's recipe in place of their own, but for the number of
+    /// games the gate plays at once, which is this run's.
+    #[must_use]
+    pub fn with_recipe(&self, recipe: &Recipe) -> LoopConfig {
+        let mut merged = self.clone();
+        merged.selfplay = recipe.selfplay.clone();
+        merged.train = recipe.train.clone();
+        merged.gate = GateSettings { concurrency: self.gate.concurrency, ..recipe.gate.clone() };
+        merged
+    }
+}
+
+/// What a generation is made with: its self-play, training and gate settings. A generation keeps
+/// the recipe it began with until it is finished, whatever later runs ask for; the ledger
+/// records each generation's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    /// `[selfplay]`.
+    pub selfplay: SelfplaySettings,
+    /// `[train]`.
+    pub train: TrainSettings,
+    /// `[gate]`.
+    pub gate: GateSettings,
 }
 
 #[cfg(test)]

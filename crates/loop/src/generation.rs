@@ -10,6 +10,8 @@
 //! | promotion | the ledger holds the generation | the copy is made again |
 //!
 //! No stage reads another's unfinished output: each checks the previous one's completion mark.
+//! A generation is finished with the recipe it began with (`recipe.json`, written when it
+//! begins): changed settings apply from the next generation.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,14 +25,14 @@ use ferz_arena::{
 };
 use ferz_chess::{SplitMix64, Variant};
 use ferz_dataset::layout::{MANIFEST_FILE, shard_dir};
-use ferz_dataset::manifest::{read_json, sha256_file, write_json_atomic};
+use ferz_dataset::manifest::{first_difference, read_json, sha256_file, write_json_atomic};
 use ferz_dataset::verify::{self, open_verified};
 use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{SAVE_INTERVAL, StageClock};
-use crate::config::{LoopConfig, NetFamily, StartingPoint, TrainInit};
+use crate::config::{LoopConfig, NetFamily, Recipe, StartingPoint, TrainInit};
 use crate::ledger::{
     DataRecord, EpochLoss, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file,
 };
@@ -48,6 +50,8 @@ pub fn generation_seed(seed: u64, g: u32) -> u64 {
     SplitMix64::derive(seed, u64::from(g)).next_u64()
 }
 
+/// The recipe a generation began with, written when it begins.
+const RECIPE_FILE: &str = "recipe.json";
 /// The gate's decision, written when the match has decided.
 const VERDICT_FILE: &str = "verdict.json";
 
@@ -86,9 +90,10 @@ pub fn run_generation(
     control: &Control,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, LoopError> {
-    let settings = &ledger.settings;
     let gen_dir = generation_dir(dir, g);
     std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
+    let one_task = matches!(scope, SelfplayScope::Shard(_));
+    let settings = &generation_settings(&gen_dir, &ledger.settings, !one_task, g, progress)?;
     let player = ledger.best();
     let mut clock = StageClock::open(&gen_dir, SAVE_INTERVAL)?;
 
@@ -97,7 +102,6 @@ pub fn run_generation(
     let selfplay = selfplay_config(dir, settings, &player, g);
     // The tasks of a job array run side by side: the generation's own records are written by
     // the job after them, never by two processes at once.
-    let one_task = matches!(scope, SelfplayScope::Shard(_));
     if !one_task {
         write(&gen_dir.join("selfplay.json"), &selfplay)?;
     }
@@ -310,12 +314,39 @@ pub fn run_generation(
     Ok(Outcome::Finished(Box::new(GenerationRecord {
         generation: g,
         player,
+        recipe: settings.recipe(),
         data,
         train: train_record,
         gate,
         promoted,
         stages: clock.times(),
     })))
+}
+
+/// The settings generation `g` runs with: this run's, with the recipe the generation began with
+/// when it has begun (reported when this run's differs). A generation that begins now takes this
+/// run's recipe, written down unless `record` is false (the tasks of a job array, which leave the
+/// generation's records to the job after them).
+fn generation_settings(
+    gen_dir: &Path,
+    settings: &LoopConfig,
+    record: bool,
+    g: u32,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<LoopConfig, LoopError> {
+    let path = gen_dir.join(RECIPE_FILE);
+    if !path.exists() {
+        if record {
+            write(&path, &settings.recipe())?;
+        }
+        return Ok(settings.clone());
+    }
+    let kept = settings.with_recipe(&read::<Recipe>(&path)?);
+    let json = |settings: &LoopConfig| serde_json::to_value(settings).expect("settings serialise");
+    if let Some((key, began, now)) = first_difference(&json(&kept), &json(settings), "") {
+        progress(Progress::KeptRecipe { generation: g, key, began, now });
+    }
+    Ok(kept)
 }
 
 /// Shards played at once: one per thread the loop may use.

@@ -1,4 +1,5 @@
-//! The ledger: one record per finished generation, and the settings the loop began with.
+//! The ledger: one record per finished generation with the recipe it was made with, and the
+//! loop's settings.
 //!
 //! `ledger.json` is the loop's commit point: a generation is finished exactly when its record is
 //! in the ledger, and the file is replaced atomically, so a kill leaves the old ledger or the new
@@ -11,14 +12,17 @@ use std::path::{Path, PathBuf};
 use ferz_dataset::manifest::{read_json, write_json_atomic};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{LoopConfig, StartingPoint};
+use crate::config::{LoopConfig, Recipe, StartingPoint};
 use crate::cpu::StageTime;
 use crate::{LoopError, Stage};
 
 /// The ledger's file in the loop directory.
 pub const LEDGER_FILE: &str = "ledger.json";
 /// The `format` of ledgers this build reads and writes.
-pub const LEDGER_FORMAT: &str = "ferz-loop-ledger/1";
+pub const LEDGER_FORMAT: &str = "ferz-loop-ledger/2";
+/// The format before generations recorded their recipes, when every generation was made with
+/// the ledger's settings; read and brought up to [`LEDGER_FORMAT`].
+const LEDGER_FORMAT_1: &str = "ferz-loop-ledger/1";
 
 /// `ledger.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,8 +30,8 @@ pub const LEDGER_FORMAT: &str = "ferz-loop-ledger/1";
 pub struct Ledger {
     /// Always [`LEDGER_FORMAT`].
     pub format: String,
-    /// The settings the loop began with (those a run may change are updated, see
-    /// [`LoopConfig::with_run_controls_of`]).
+    /// The settings of the newest run, with the identity the loop began with (see
+    /// [`LoopConfig::with_identity_of`]); each generation's recipe is in its record.
     pub settings: LoopConfig,
     /// The finished generations, from 1.
     pub generations: Vec<GenerationRecord>,
@@ -135,6 +139,8 @@ pub struct GenerationRecord {
     pub generation: u32,
     /// The net that played the games and that the candidate met at the gate.
     pub player: NetRef,
+    /// The self-play, training and gate settings it was made with.
+    pub recipe: Recipe,
     /// The data.
     pub data: DataRecord,
     /// The training.
@@ -164,10 +170,12 @@ impl Ledger {
             return Ok(None);
         }
         let error = |reason: String| LoopError::Ledger { path: path.clone(), reason };
-        let value: serde_json::Value = read_json(&path).map_err(error)?;
+        let mut value: serde_json::Value = read_json(&path).map_err(error)?;
         let format = value.get("format").and_then(serde_json::Value::as_str).unwrap_or("(none)");
-        if format != LEDGER_FORMAT {
-            return Err(error(format!("format {format:?}, this build reads {LEDGER_FORMAT:?}")));
+        match format {
+            LEDGER_FORMAT => {}
+            LEDGER_FORMAT_1 => upgrade_from_format_1(&mut value),
+            _ => return Err(error(format!("format {format:?}, this build reads {LEDGER_FORMAT:?}"))),
         }
         serde_json::from_value(value).map(Some).map_err(|e| error(e.to_string()))
     }
@@ -207,6 +215,23 @@ impl Ledger {
     pub fn start(&self) -> StartingPoint {
         self.settings.run.start
     }
+}
+
+/// Gives each generation of a format-1 ledger its recipe: the ledger's settings, which every
+/// generation of such a loop was made with (format 1 refused any change of them).
+fn upgrade_from_format_1(ledger: &mut serde_json::Value) {
+    let settings = &ledger["settings"];
+    let recipe = serde_json::json!({
+        "selfplay": settings["selfplay"],
+        "train": settings["train"],
+        "gate": settings["gate"],
+    });
+    if let Some(generations) = ledger["generations"].as_array_mut() {
+        for generation in generations.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+            generation.insert("recipe".to_owned(), recipe.clone());
+        }
+    }
+    ledger["format"] = serde_json::Value::from(LEDGER_FORMAT);
 }
 
 /// Where a promoted net of `generation` is kept, relative to the loop directory.

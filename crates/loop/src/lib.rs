@@ -1,8 +1,8 @@
 //! The ferz improvement loop: generations of self-play with the best net, training a candidate
 //! on the newest data, an SPRT gate against the best net, and promotion on H1.
 //!
-//! A loop is a directory: `ledger.json` (the settings it began with and one record per finished
-//! generation, see [`ledger`]), `gen-NNNN/` per generation (its shards, merged dataset, training
+//! A loop is a directory: `ledger.json` (the newest run's settings and one record per finished
+//! generation with the recipe it was made with, see [`ledger`]), `gen-NNNN/` per generation (its shards, merged dataset, training
 //! run, gate PGN and verdict, see [`generation`]), `best/` (the promoted nets) and the report
 //! ([`report`]). The directory is the whole state: a loop killed at any moment continues where
 //! it stopped when it is run again, and a finished loop run again changes nothing.
@@ -31,8 +31,8 @@ pub use stage::Stage;
 /// Why a loop cannot go on, with the file or stage concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum LoopError {
-    /// The settings are not those the loop began with.
-    #[error("{}: the loop began with {key} = {was}, the settings now say {now}; run it with its own settings or start another directory", path.display())]
+    /// The settings change the loop's net, seed or starting point.
+    #[error("{}: the loop began with {key} = {was}, the settings now say {now}; a loop keeps its net, seed and start (start another directory for others)", path.display())]
     Settings {
         /// The ledger.
         path: PathBuf,
@@ -129,6 +129,18 @@ pub enum Progress {
         /// The line.
         line: String,
     },
+    /// A generation in progress goes on with the recipe it began with although this run's
+    /// settings differ; they apply from the next generation.
+    KeptRecipe {
+        /// The generation.
+        generation: u32,
+        /// The first setting that differs (dotted key).
+        key: String,
+        /// Its value in the generation's recipe.
+        began: String,
+        /// Its value in this run's settings.
+        now: String,
+    },
     /// A generation finished.
     Finished(Box<GenerationRecord>),
 }
@@ -167,10 +179,10 @@ pub enum Stopped {
 }
 
 /// Opens the loop in `dir` (creating it with `settings` when new) and checks that `settings`
-/// are those it began with, but for the run controls (when to stop, how many cores).
+/// keep the net, seed and starting point it began with; the rest of them is this run's.
 ///
 /// # Errors
-/// A ledger that cannot be read, or settings that would change what the generations are.
+/// A ledger that cannot be read, or settings that change the loop's identity.
 pub fn open(dir: &Path, settings: &LoopConfig) -> Result<Ledger, LoopError> {
     open_as(dir, settings, true)
 }
@@ -184,9 +196,9 @@ fn open_as(dir: &Path, settings: &LoopConfig, write: bool) -> Result<Ledger, Loo
         ledger.save(dir)?;
         return Ok(ledger);
     };
-    // The settings the loop began with, with this run's stop and core settings: anything else
-    // that differs from what was asked for would change what the generations are.
-    let allowed = ledger.settings.with_run_controls_of(settings);
+    // This run's settings, but for the loop's identity: a change of it would break the chain of
+    // seeds and best nets the generations so far were made in.
+    let allowed = settings.with_identity_of(&ledger.settings);
     let json = |settings: &LoopConfig| serde_json::to_value(settings).expect("settings serialise");
     if let Some((key, was, now)) = ferz_dataset::manifest::first_difference(&json(&allowed), &json(settings), "") {
         return Err(LoopError::Settings { path: dir.join(ledger::LEDGER_FILE), key, was, now });

@@ -102,6 +102,7 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     assert!(!killed.join("gen-0001").join("data.part").exists());
     let report = std::fs::read_to_string(killed.join("report.md")).unwrap();
     assert!(report.contains("2 generations finished, 2 promoted"), "{report}");
+    assert!(report.contains("Every generation was made with the first one's recipe."), "{report}");
     let html = std::fs::read_to_string(killed.join("report.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), 3, "three plots");
 
@@ -139,6 +140,8 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     assert_eq!(games, [6, 6, 4]);
     assert_eq!(after["generations"][2]["data"]["games"], 8, "2 shards of 4 games");
     assert_eq!(after["settings"]["selfplay"]["games"], 8, "the newest run's settings");
+    let report = std::fs::read_to_string(killed.join("report.md")).unwrap();
+    assert!(report.contains("- generation 3: selfplay.games = 4 (was 6)\n"), "{report}");
 
     // A ledger of the format before recipes (every generation made with the ledger's settings)
     // is read, and written back with each generation's recipe.

@@ -12,6 +12,7 @@ use plotters::prelude::*;
 
 use crate::LoopError;
 use crate::Stage;
+use crate::config::{Recipe, StartingPoint};
 use crate::ledger::{GenerationRecord, Ledger, Verdict};
 
 /// The Markdown report's file in the loop directory.
@@ -165,6 +166,55 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// The recipe section when no generation changed it.
+const NO_RECIPE_CHANGES: &str = "Every generation was made with the first one's recipe.";
+
+/// Each generation whose recipe differs from the one before it: `generation g: key = now (was
+/// before), ...`.
+fn recipe_changes(ledger: &Ledger) -> Vec<String> {
+    ledger
+        .generations
+        .windows(2)
+        .filter_map(|pair| {
+            let changes = changed_settings(&pair[0].recipe, &pair[1].recipe);
+            (!changes.is_empty()).then(|| format!("generation {}: {}", pair[1].generation, changes.join(", ")))
+        })
+        .collect()
+}
+
+/// The settings that differ between two recipes, as `key = now (was before)`.
+fn changed_settings(was: &Recipe, now: &Recipe) -> Vec<String> {
+    let flat = |recipe: &Recipe| {
+        let mut settings = std::collections::BTreeMap::new();
+        flatten(&serde_json::to_value(recipe).expect("recipes serialise"), String::new(), &mut settings);
+        settings
+    };
+    let (was, now) = (flat(was), flat(now));
+    let mut keys: Vec<&String> = was.keys().chain(now.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let shown = |value: Option<&String>| value.cloned().unwrap_or_else(|| "(none)".to_owned());
+    keys.into_iter()
+        .filter(|key| was.get(*key) != now.get(*key))
+        .map(|key| format!("{key} = {} (was {})", shown(now.get(key)), shown(was.get(key))))
+        .collect()
+}
+
+/// Every leaf of `value` under its dotted key (lists are leaves).
+fn flatten(value: &serde_json::Value, key: String, out: &mut std::collections::BTreeMap<String, String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (name, child) in map {
+                let child_key = if key.is_empty() { name.clone() } else { format!("{key}.{name}") };
+                flatten(child, child_key, out);
+            }
+        }
+        leaf => {
+            out.insert(key, leaf.to_string());
+        }
+    }
+}
+
 fn summary_line(ledger: &Ledger) -> String {
     let best = ledger.best();
     let curve = cumulative_elo(&ledger.generations);
@@ -174,7 +224,13 @@ fn summary_line(ledger: &Ledger) -> String {
         ledger.generations.len(),
         ledger.generations.iter().filter(|g| g.promoted).count(),
         best.generation,
-        best.sha256.as_deref().map_or("generation 0".to_owned(), |s| format!("SHA-256 {}…", &s[..16.min(s.len())])),
+        best.sha256.as_deref().map_or_else(
+            || match ledger.settings.run.start {
+                StartingPoint::Embedded => "the embedded net".to_owned(),
+                StartingPoint::HandTuned => "the hand-tuned evaluation".to_owned(),
+            },
+            |s| format!("SHA-256 {}…", &s[..16.min(s.len())])
+        ),
         last.elo,
         last.margin,
         ledger.settings.run.start,
@@ -186,17 +242,28 @@ fn summary_line(ledger: &Ledger) -> String {
 #[must_use]
 pub fn markdown(ledger: &Ledger) -> String {
     format!(
-        "# ferz loop report\n\n{}\n\n## Generations\n\n{}\n## Cost per stage\n\n{}\nThe loop's own work (merge and promotion) is the share of those two rows.\n",
+        "# ferz loop report\n\n{}\n\n## Generations\n\n{}\n## Recipe changes\n\n{}\n## Cost per stage\n\n{}\nThe loop's own work (merge and promotion) is the share of those two rows.\n",
         summary_line(ledger),
         markdown_table(GENERATION_HEADER, &generation_rows(ledger)),
+        match recipe_changes(ledger).as_slice() {
+            [] => format!("{NO_RECIPE_CHANGES}\n"),
+            changes => changes.iter().map(|c| format!("- {c}\n")).collect(),
+        },
         markdown_table(COST_HEADER, &cost_rows(ledger)),
     )
 }
 
 fn markdown_tables_as_html(ledger: &Ledger) -> String {
     format!(
-        "<h2>Generations</h2>\n{}<h2>Cost per stage</h2>\n{}",
+        "<h2>Generations</h2>\n{}<h2>Recipe changes</h2>\n{}<h2>Cost per stage</h2>\n{}",
         html_table(GENERATION_HEADER, &generation_rows(ledger)),
+        match recipe_changes(ledger).as_slice() {
+            [] => format!("<p>{NO_RECIPE_CHANGES}</p>\n"),
+            changes => format!(
+                "<ul>\n{}</ul>\n",
+                changes.iter().map(|c| format!("<li>{}</li>\n", escape(c))).collect::<String>()
+            ),
+        },
         html_table(COST_HEADER, &cost_rows(ledger))
     )
 }

@@ -85,6 +85,22 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
         }
     }
     assert_eq!(kills, 12);
+    // Killed after generation 2's promotion, before its ledger record: `status` shows it in
+    // progress with every stage done.
+    let output = Command::new(ferz_binary()).args(["loop", "status"]).arg(&killed).output().unwrap();
+    let status = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for line in [
+        "1 generation finished, 1 promoted; the best net: generation 1 (best/gen-0001.nnue)",
+        "generation 2: selfplay 2 of 2 shards complete, 12 of 12 games",
+        "generation 2: train 2 of 2 epochs",
+        "generation 2: gate decided after",
+    ] {
+        assert!(status.contains(line), "{line}: {status}");
+    }
+    let output = Command::new(ferz_binary()).args(["loop", "status"]).arg(tmp.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a loop directory"));
     let output = run_loop(&killed, &config, None);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 

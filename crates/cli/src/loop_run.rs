@@ -61,17 +61,30 @@ pub enum LoopAction {
         /// The loop directory.
         dir: PathBuf,
     },
+    /// Show where a loop stands: the finished generations in brief and how far each stage of
+    /// the one in progress got (reads the directory only; safe beside a running loop).
+    Status {
+        /// The loop directory.
+        dir: PathBuf,
+    },
 }
 
 /// Runs `ferz loop`.
 pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
-    if let Some(LoopAction::Report { dir }) = &args.action {
-        let ledger = ferz_loop::Ledger::load(dir)?
-            .with_context(|| format!("{}: no ledger.json: not a loop directory", dir.display()))?;
-        ferz_loop::report::write(dir, &ledger)?;
-        print!("{}", ferz_loop::report::markdown(&ledger));
-        println!("wrote {} and {}", dir.join("report.md").display(), dir.join("report.html").display());
-        return Ok(ExitCode::SUCCESS);
+    match &args.action {
+        Some(LoopAction::Report { dir }) => {
+            let ledger = ferz_loop::Ledger::load(dir)?
+                .with_context(|| format!("{}: no ledger.json: not a loop directory", dir.display()))?;
+            ferz_loop::report::write(dir, &ledger)?;
+            print!("{}", ferz_loop::report::markdown(&ledger));
+            println!("wrote {} and {}", dir.join("report.md").display(), dir.join("report.html").display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(LoopAction::Status { dir }) => {
+            print!("{}", ferz_loop::status::status(dir)?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {}
     }
     let dir = args.dir.clone().context("give the loop directory: ferz loop DIR")?;
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
@@ -132,19 +145,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             "generation {generation}: goes on with the settings it began with ({key} = {began}); {key} = {now} applies from generation {}",
             generation + 1
         ),
-        Progress::Finished(record) => {
-            let gate = &record.gate;
-            println!(
-                "generation {}: {} positions, gate {:+.1} ± {:.1} Elo over {} games, LLR {:.2}: {}",
-                record.generation,
-                record.data.positions,
-                gate.elo,
-                (gate.elo_high - gate.elo_low) / 2.0,
-                gate.games,
-                gate.llr,
-                if record.promoted { "promoted" } else { "not promoted" }
-            );
-        }
+        Progress::Finished(record) => println!("{}", record.summary()),
     })?;
     match stopped {
         Stopped::Generations(n) => {

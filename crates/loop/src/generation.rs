@@ -44,6 +44,24 @@ pub fn generation_dir(loop_dir: &Path, g: u32) -> PathBuf {
     loop_dir.join(format!("gen-{g:04}"))
 }
 
+/// Where a generation's self-play shards are.
+#[must_use]
+pub fn selfplay_dir(gen_dir: &Path) -> PathBuf {
+    gen_dir.join("selfplay")
+}
+
+/// Where a generation's training run is.
+#[must_use]
+pub fn train_dir(gen_dir: &Path) -> PathBuf {
+    gen_dir.join("train")
+}
+
+/// The PGN of a generation's gate.
+#[must_use]
+pub fn gate_pgn(gen_dir: &Path) -> PathBuf {
+    gen_dir.join("gate").join("games.pgn")
+}
+
 /// The self-play seed of generation `g` of a loop seeded `seed`.
 #[must_use]
 pub fn generation_seed(seed: u64, g: u32) -> u64 {
@@ -51,9 +69,9 @@ pub fn generation_seed(seed: u64, g: u32) -> u64 {
 }
 
 /// The recipe a generation began with, written when it begins.
-const RECIPE_FILE: &str = "recipe.json";
+pub(crate) const RECIPE_FILE: &str = "recipe.json";
 /// The gate's decision, written when the match has decided.
-const VERDICT_FILE: &str = "verdict.json";
+pub(crate) const VERDICT_FILE: &str = "verdict.json";
 
 /// Where a stopped generation got to.
 pub enum Outcome {
@@ -418,7 +436,7 @@ pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u3
     // One thread a shard: with more, threads share the opening cache in an order that depends
     // on timing, and a shard could not be played again exactly.
     config.run.threads = 1;
-    config.run.out = generation_dir(dir, g).join("selfplay");
+    config.run.out = selfplay_dir(&generation_dir(dir, g));
     config.run.seed = generation_seed(settings.run.seed, g);
     config.run.checkpoint_seconds = 2;
     config.variants = match settings.run.net {
@@ -467,7 +485,7 @@ pub fn train_config(
     config.train.batch_size = t.batch_size;
     config.train.threads = settings.run.threads;
     config.optimizer.lr = t.lr;
-    config.output.dir = generation_dir(dir, g).join("train");
+    config.output.dir = train_dir(&generation_dir(dir, g));
     config
 }
 
@@ -568,7 +586,7 @@ fn gate_config(
             resign_adjudication: Some(ResignAdjudication { move_count: 3, score: 1000, two_sided: true }),
         },
         timeouts: Timeouts::default(),
-        pgn: Some(generation_dir(dir, g).join("gate").join("games.pgn")),
+        pgn: Some(gate_pgn(&generation_dir(dir, g))),
         pgn_comments: true,
         sprt: Some(sprt),
         event: format!("ferz loop gate, generation {g}"),
@@ -587,7 +605,7 @@ fn training_finished(run_path: &Path, net_path: &Path, config: &TrainConfig) -> 
 
 /// The epochs of a `loss.csv` (`epoch,train_loss,validation_loss,...`); the last line of an
 /// epoch counts (a resumed run may have written one twice).
-fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
+pub(crate) fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
     let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })?;
     let mut epochs = BTreeMap::new();
     for line in text.lines().skip(1) {
@@ -620,7 +638,7 @@ fn hash(path: &Path) -> Result<String, LoopError> {
     sha256_file(path).map(|(sha, _)| sha).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
 }
 
-fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LoopError> {
+pub(crate) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LoopError> {
     read_json(path).map_err(|reason| LoopError::Ledger { path: path.to_path_buf(), reason })
 }
 

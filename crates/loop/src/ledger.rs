@@ -105,6 +105,18 @@ pub enum Verdict {
     Inconclusive,
 }
 
+impl Verdict {
+    /// How the reports name it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::AcceptH1 => "H1 (promoted)",
+            Verdict::AcceptH0 => "H0",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
 /// The gate's match of the candidate (A) against the best net (B).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -151,6 +163,24 @@ pub struct GenerationRecord {
     pub promoted: bool,
     /// Time per stage.
     pub stages: BTreeMap<Stage, StageTime>,
+}
+
+impl GenerationRecord {
+    /// One line: positions, the gate's Elo, games and LLR, and whether it was promoted.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let gate = &self.gate;
+        format!(
+            "generation {}: {} positions, gate {:+.1} ± {:.1} Elo over {} games, LLR {:.2}: {}",
+            self.generation,
+            self.data.positions,
+            gate.elo,
+            (gate.elo_high - gate.elo_low) / 2.0,
+            gate.games,
+            gate.llr,
+            if self.promoted { "promoted" } else { "not promoted" }
+        )
+    }
 }
 
 impl Ledger {

@@ -18,6 +18,7 @@ pub mod generation;
 pub mod ledger;
 pub mod report;
 pub mod stage;
+pub mod status;
 
 use std::path::{Path, PathBuf};
 

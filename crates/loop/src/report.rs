@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use crate::LoopError;
 use crate::Stage;
 use crate::config::{Recipe, StartingPoint};
-use crate::ledger::{GenerationRecord, Ledger, Verdict};
+use crate::ledger::{GenerationRecord, Ledger};
 
 /// The Markdown report's file in the loop directory.
 pub const MARKDOWN_FILE: &str = "report.md";
@@ -62,14 +62,6 @@ pub fn write(dir: &Path, ledger: &Ledger) -> Result<(), LoopError> {
     Ok(())
 }
 
-fn verdict(v: Verdict) -> &'static str {
-    match v {
-        Verdict::AcceptH1 => "H1 (promoted)",
-        Verdict::AcceptH0 => "H0",
-        Verdict::Inconclusive => "inconclusive",
-    }
-}
-
 /// The rows of the generations table.
 fn generation_rows(ledger: &Ledger) -> Vec<[String; 9]> {
     let curve = cumulative_elo(&ledger.generations);
@@ -93,7 +85,7 @@ fn generation_rows(ledger: &Ledger) -> Vec<[String; 9]> {
                     g.gate.llr,
                     g.gate.llr_bounds.0,
                     g.gate.llr_bounds.1,
-                    verdict(g.gate.verdict)
+                    g.gate.verdict.name()
                 ),
                 format!("{:+.1} ± {:.1} (gen {})", best.elo, best.margin, best.generation),
             ]

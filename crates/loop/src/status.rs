@@ -1,0 +1,194 @@
+//! `ferz loop status`: where a loop stands, read from its directory without changing anything
+//! (safe beside a running loop): the finished generations in brief, and how far each stage of
+//! the generation in progress got.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use ferz_dataset::layout::{CHECKPOINT_FILE, MANIFEST_FILE, shard_dir};
+use ferz_dataset::manifest::{DatasetManifest, ShardManifest};
+use ferz_selfplay::checkpoint::Checkpoint;
+
+use crate::clock::StageClock;
+use crate::config::{LoopConfig, Recipe, StartingPoint};
+use crate::cpu::StageTime;
+use crate::generation::{
+    RECIPE_FILE, VERDICT_FILE, gate_pgn, generation_dir, read, read_losses, selfplay_dir, train_dir,
+};
+use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef};
+use crate::{LoopError, Stage};
+
+/// A loop directory's state.
+#[derive(Clone, Debug)]
+pub struct LoopStatus {
+    /// The newest run's settings (the loop's net, seed and start among them).
+    pub settings: LoopConfig,
+    /// The finished generations.
+    pub finished: Vec<GenerationRecord>,
+    /// The best net.
+    pub best: NetRef,
+    /// The generation after the finished ones.
+    pub next: NextGeneration,
+}
+
+/// The generation after the finished ones.
+#[derive(Clone, Debug)]
+pub enum NextGeneration {
+    /// Its directory does not exist yet.
+    NotBegun(u32),
+    /// It has begun.
+    InProgress(Box<GenerationStatus>),
+}
+
+/// How far a generation in progress got.
+#[derive(Clone, Debug)]
+pub struct GenerationStatus {
+    /// The generation.
+    pub generation: u32,
+    /// The recipe it began with (this run's settings' where it has none yet).
+    pub recipe: Recipe,
+    /// Each shard's games written so far (0 for a shard not begun), in shard order.
+    pub shard_games: Vec<u64>,
+    /// Shards complete.
+    pub shards_complete: u32,
+    /// Positions of the merged dataset, once merged.
+    pub merged_positions: Option<u64>,
+    /// Training epochs finished.
+    pub epochs_done: u32,
+    /// Gate games in its PGN.
+    pub gate_games: u64,
+    /// The gate's decision, once made.
+    pub verdict: Option<GateRecord>,
+    /// Time per stage so far (saved every 30 s while a stage runs).
+    pub stages: BTreeMap<Stage, StageTime>,
+}
+
+/// Reads the state of the loop in `dir`.
+///
+/// # Errors
+/// No ledger (not a loop directory) or a record that cannot be read, naming the file.
+pub fn status(dir: &Path) -> Result<LoopStatus, LoopError> {
+    let ledger = Ledger::load(dir)?.ok_or_else(|| LoopError::Ledger {
+        path: dir.join(crate::ledger::LEDGER_FILE),
+        reason: "missing: not a loop directory".to_owned(),
+    })?;
+    let g = ledger.generations.len() as u32 + 1;
+    let gen_dir = generation_dir(dir, g);
+    let next = if gen_dir.is_dir() {
+        NextGeneration::InProgress(Box::new(generation_status(&gen_dir, g, &ledger.settings)?))
+    } else {
+        NextGeneration::NotBegun(g)
+    };
+    Ok(LoopStatus { best: ledger.best(), finished: ledger.generations, settings: ledger.settings, next })
+}
+
+fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> Result<GenerationStatus, LoopError> {
+    let recipe_path = gen_dir.join(RECIPE_FILE);
+    let recipe: Recipe = if recipe_path.exists() { read(&recipe_path)? } else { settings.recipe() };
+    let shards = selfplay_dir(gen_dir);
+    let mut shard_games = Vec::new();
+    let mut shards_complete = 0;
+    for index in 0..recipe.selfplay.shards {
+        let shard = shard_dir(&shards, index);
+        let games = if shard.join(MANIFEST_FILE).exists() {
+            shards_complete += 1;
+            read::<ShardManifest>(&shard.join(MANIFEST_FILE))?.tally.games
+        } else if shard.join(CHECKPOINT_FILE).exists() {
+            read::<Checkpoint>(&shard.join(CHECKPOINT_FILE))?.games_done
+        } else {
+            0
+        };
+        shard_games.push(games);
+    }
+    // The manifest alone: a status check should not hash the whole dataset.
+    let merged = gen_dir.join("data").join(MANIFEST_FILE);
+    let merged_positions =
+        if merged.exists() { Some(read::<DatasetManifest>(&merged)?.tally.positions()) } else { None };
+    let losses = train_dir(gen_dir).join(ferz_train::trainer::LOSS_FILE);
+    let epochs_done = if losses.exists() { read_losses(&losses)?.len() as u32 } else { 0 };
+    let pgn = gate_pgn(gen_dir);
+    let gate_games = if pgn.exists() {
+        let text = std::fs::read(&pgn).map_err(|source| LoopError::Io { path: pgn.clone(), source })?;
+        text.split(|&b| b == b'\n').filter(|line| line.starts_with(b"[Event ")).count() as u64
+    } else {
+        0
+    };
+    let verdict_path = gen_dir.join("gate").join(VERDICT_FILE);
+    let verdict = if verdict_path.exists() { Some(read(&verdict_path)?) } else { None };
+    let stages = StageClock::open(gen_dir, crate::clock::SAVE_INTERVAL)?.times();
+    Ok(GenerationStatus {
+        generation,
+        recipe,
+        shard_games,
+        shards_complete,
+        merged_positions,
+        epochs_done,
+        gate_games,
+        verdict,
+        stages,
+    })
+}
+
+impl fmt::Display for LoopStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let run = &self.settings.run;
+        let start = match run.start {
+            StartingPoint::Embedded => "the embedded net",
+            StartingPoint::HandTuned => "the hand-tuned evaluation",
+        };
+        writeln!(f, "{:?} net, seed {}, generation 0: {start}", run.net, run.seed)?;
+        let best = match &self.best.file {
+            Some(file) => format!("generation {} ({})", self.best.generation, file.display()),
+            None => format!("generation 0 ({start})"),
+        };
+        for record in &self.finished {
+            writeln!(f, "{}", record.summary())?;
+        }
+        let promoted = self.finished.iter().filter(|r| r.promoted).count();
+        let finished = match self.finished.len() {
+            1 => "1 generation".to_owned(),
+            n => format!("{n} generations"),
+        };
+        writeln!(f, "{finished} finished, {promoted} promoted; the best net: {best}")?;
+        let status = match &self.next {
+            NextGeneration::NotBegun(g) => return writeln!(f, "generation {g}: not begun"),
+            NextGeneration::InProgress(status) => status,
+        };
+        let g = status.generation;
+        let recipe = &status.recipe;
+        let games: u64 = status.shard_games.iter().sum();
+        let wanted = recipe.selfplay.games * u64::from(recipe.selfplay.shards);
+        writeln!(
+            f,
+            "generation {g}: selfplay {} of {} shards complete, {games} of {wanted} games",
+            status.shards_complete, recipe.selfplay.shards
+        )?;
+        match status.merged_positions {
+            Some(positions) => writeln!(f, "generation {g}: merge done, {positions} positions")?,
+            None => writeln!(f, "generation {g}: merge not done")?,
+        }
+        writeln!(f, "generation {g}: train {} of {} epochs", status.epochs_done, recipe.train.epochs)?;
+        match &status.verdict {
+            Some(gate) => writeln!(
+                f,
+                "generation {g}: gate decided after {} games: {:+.1} Elo ({:+.1} to {:+.1}), LLR {:.2}, {}",
+                gate.games,
+                gate.elo,
+                gate.elo_low,
+                gate.elo_high,
+                gate.llr,
+                gate.verdict.name()
+            )?,
+            None => writeln!(f, "generation {g}: gate {} of at most {} games", status.gate_games, recipe.gate.games)?,
+        }
+        for (stage, time) in &status.stages {
+            writeln!(
+                f,
+                "generation {g}: {stage} so far {:.0} s wall, {:.0} s CPU",
+                time.wall_seconds, time.cpu_seconds
+            )?;
+        }
+        Ok(())
+    }
+}

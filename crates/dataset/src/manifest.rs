@@ -154,6 +154,30 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Resul
     std::fs::rename(&tmp, path)
 }
 
+/// Writes `value` as JSON to `path` only if no file is there, atomically even against other
+/// processes doing the same (the tasks of a scheduler's job array): the first writer's file
+/// stays. Returns whether this call wrote it.
+pub fn write_json_if_absent<T: Serialize>(path: &Path, value: &T) -> std::io::Result<bool> {
+    // Unique to this process and call, so that threads as well as processes may race.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(format!(".{}-{call}.new", std::process::id()));
+    let tmp = path.with_file_name(name);
+    let mut file = std::fs::File::create(&tmp)?;
+    serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
+    file.write_all(b"\n")?;
+    file.sync_all()?;
+    // A hard link, unlike a rename, fails when the name exists: whole file or none, first wins.
+    let linked = std::fs::hard_link(&tmp, path);
+    std::fs::remove_file(&tmp)?;
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Reads a JSON file written by [`write_json_atomic`]. The error is the reason alone: every
 /// caller names the file in its own error.
 pub fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, String> {
@@ -245,6 +269,29 @@ mod tests {
         verify_files(dir.path(), std::slice::from_ref(&entry)).unwrap();
         std::fs::write(&path, "abd").unwrap();
         assert!(verify_files(dir.path(), &[entry]).unwrap_err().reason.contains("checksum"));
+    }
+
+    #[test]
+    fn of_writers_racing_to_create_a_file_the_first_wins_and_no_temporary_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("recipe.json");
+        let winners: Vec<bool> = std::thread::scope(|scope| {
+            let writers: Vec<_> = (0..8u32)
+                .map(|i| {
+                    scope.spawn({
+                        let path = &path;
+                        move || write_json_if_absent(path, &i).unwrap()
+                    })
+                })
+                .collect();
+            writers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(winners.iter().filter(|&&won| won).count(), 1, "{winners:?}");
+        let winner = winners.iter().position(|&won| won).unwrap() as u32;
+        assert_eq!(read_json::<u32>(&path).unwrap(), winner);
+        assert!(!write_json_if_absent(&path, &99u32).unwrap());
+        assert_eq!(read_json::<u32>(&path).unwrap(), winner);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary files left");
     }
 
     #[test]

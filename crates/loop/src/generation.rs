@@ -25,7 +25,7 @@ use ferz_arena::{
 };
 use ferz_chess::{SplitMix64, Variant};
 use ferz_dataset::layout::{MANIFEST_FILE, shard_dir};
-use ferz_dataset::manifest::{first_difference, read_json, sha256_file, write_json_atomic};
+use ferz_dataset::manifest::{first_difference, read_json, sha256_file, write_json_atomic, write_json_if_absent};
 use ferz_dataset::verify::{self, open_verified};
 use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
@@ -111,7 +111,7 @@ pub fn run_generation(
     let gen_dir = generation_dir(dir, g);
     std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
     let one_task = matches!(scope, SelfplayScope::Shard(_));
-    let settings = &generation_settings(&gen_dir, &ledger.settings, !one_task, g, progress)?;
+    let settings = &generation_settings(&gen_dir, &ledger.settings, g, progress)?;
     let player = ledger.best();
     let mut clock = StageClock::open(&gen_dir, SAVE_INTERVAL)?;
 
@@ -343,20 +343,19 @@ pub fn run_generation(
 
 /// The settings generation `g` runs with: this run's, with the recipe the generation began with
 /// when it has begun (reported when this run's differs). A generation that begins now takes this
-/// run's recipe, written down unless `record` is false (the tasks of a job array, which leave the
-/// generation's records to the job after them).
+/// run's recipe; of the tasks of a job array that begin one side by side, the first to write it
+/// sets it for all.
 fn generation_settings(
     gen_dir: &Path,
     settings: &LoopConfig,
-    record: bool,
     g: u32,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<LoopConfig, LoopError> {
     let path = gen_dir.join(RECIPE_FILE);
-    if !path.exists() {
-        if record {
-            write(&path, &settings.recipe())?;
-        }
+    if !path.exists()
+        && write_json_if_absent(&path, &settings.recipe())
+            .map_err(|source| LoopError::Io { path: path.clone(), source })?
+    {
         return Ok(settings.clone());
     }
     let kept = settings.with_recipe(&read::<Recipe>(&path)?);

@@ -59,6 +59,11 @@ fn hash_beyond_what_the_machine_grants_is_cut_down_and_said() {
         assert!(said.contains("Hash 65536 MiB is more than this machine can spare"), "{said}");
         let kept: u64 = said.rsplit("using ").next().unwrap().trim_end_matches(" MiB").parse().unwrap();
         assert!((1..1500).contains(&kept), "{said}");
+        // The limit said is the one the table was sized by (read before it was made, not after).
+        if let Some(limit) = said.split("(at most ").nth(1) {
+            let limit: u64 = limit.split(' ').next().unwrap().parse().unwrap();
+            assert!(kept <= limit, "{said}");
+        }
     }
     engine.send("position startpos");
     engine.send("go nodes 1000");

@@ -49,6 +49,15 @@ pub use time::{SearchProgress, TimeBudget};
 pub use tt::Bound;
 use tt::TranspositionTable;
 
+/// What a resize of the transposition table got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HashResize {
+    /// The table's size now, in MiB.
+    pub kept_mb: usize,
+    /// The machine's limit the size was held to ([`tt::hash_limit_mb`]), where it says one.
+    pub limit_mb: Option<usize>,
+}
+
 /// Engine settings (the UCI options that shape the search).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineOptions {
@@ -169,15 +178,16 @@ impl Engine {
         &self.options
     }
 
-    /// Resizes the transposition table (its contents are lost) and returns the MiB kept:
-    /// `megabytes`, or less when the machine cannot spare that much (see
-    /// [`tt::hash_limit_mb`]).
-    pub fn set_hash_mb(&mut self, megabytes: usize) -> usize {
-        // The old table goes first, so its memory counts as available for the new one.
+    /// Resizes the transposition table (its contents are lost): `megabytes`, or less when the
+    /// machine cannot spare that much (see [`tt::hash_limit_mb`]).
+    pub fn set_hash_mb(&mut self, megabytes: usize) -> HashResize {
+        // The old table goes first, so its memory counts as available for the new one; the
+        // limit is read between the two, as the new table is sized by it.
         self.tt = TranspositionTable::new(1);
-        self.tt = TranspositionTable::new(megabytes);
+        let limit_mb = tt::hash_limit_mb();
+        self.tt = TranspositionTable::within(megabytes, limit_mb);
         self.options.hash_mb = self.tt.megabytes().max(1);
-        self.options.hash_mb
+        HashResize { kept_mb: self.options.hash_mb, limit_mb }
     }
 
     /// Sets the number of search threads.

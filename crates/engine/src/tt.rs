@@ -126,7 +126,14 @@ impl TranspositionTable {
     /// until the memory is granted (a one-bucket table at worst).
     #[must_use]
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let mut size = megabytes.max(1).min(hash_limit_mb().unwrap_or(usize::MAX)).max(1);
+        TranspositionTable::within(megabytes, hash_limit_mb())
+    }
+
+    /// [`new`](Self::new) with the machine's limit read by the caller (who reports it: read
+    /// again after the table is made, the limit would be less by the table itself).
+    #[must_use]
+    pub fn within(megabytes: usize, limit_mb: Option<usize>) -> TranspositionTable {
+        let mut size = megabytes.max(1).min(limit_mb.unwrap_or(usize::MAX)).max(1);
         loop {
             if let Some(table) = TranspositionTable::try_new(size) {
                 return table;

@@ -404,12 +404,12 @@ impl Session {
         match (option.id, parsed) {
             (OptionId::Hash, OptionValue::Spin(mb)) => {
                 let wanted = mb as usize;
-                let kept = engine.set_hash_mb(wanted);
-                if kept < wanted {
-                    let limit =
-                        crate::tt::hash_limit_mb().map_or_else(String::new, |mb| format!(" (at most {mb} MiB)"));
+                let resize = engine.set_hash_mb(wanted);
+                if resize.kept_mb < wanted {
+                    let limit = resize.limit_mb.map_or_else(String::new, |mb| format!(" (at most {mb} MiB)"));
                     self.info_string(&format!(
-                        "Hash {wanted} MiB is more than this machine can spare{limit}; using {kept} MiB"
+                        "Hash {wanted} MiB is more than this machine can spare{limit}; using {} MiB",
+                        resize.kept_mb
                     ));
                 }
             }

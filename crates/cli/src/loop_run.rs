@@ -149,7 +149,11 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
     })?;
     match stopped {
         Stopped::Generations(n) => {
-            println!("stopped: {n} generations finished; report in {}", dir.join("report.html").display())
+            println!(
+                "stopped: {} finished; report in {}",
+                ferz_loop::ledger::generations(n as usize),
+                dir.join("report.html").display()
+            )
         }
         Stopped::Plateau(n) => println!(
             "stopped: {n} candidates in a row were not promoted; report in {}",

@@ -66,6 +66,21 @@ pub struct RunSettings {
     pub export: PathBuf,
 }
 
+impl RunSettings {
+    /// What generation 0 is: "the embedded chess net", "the hand-tuned Shatranj evaluation".
+    #[must_use]
+    pub fn generation_zero(&self) -> String {
+        let net = match self.net {
+            NetFamily::Chess => "chess",
+            NetFamily::Shatranj => "Shatranj",
+        };
+        match self.start {
+            StartingPoint::Embedded => format!("the embedded {net} net"),
+            StartingPoint::HandTuned => format!("the hand-tuned {net} evaluation"),
+        }
+    }
+}
+
 impl Default for RunSettings {
     fn default() -> RunSettings {
         RunSettings {

@@ -264,6 +264,15 @@ fn upgrade_from_format_1(ledger: &mut serde_json::Value) {
     ledger["format"] = serde_json::Value::from(LEDGER_FORMAT);
 }
 
+/// "1 generation", "2 generations": how reports count them.
+#[must_use]
+pub fn generations(count: usize) -> String {
+    match count {
+        1 => "1 generation".to_owned(),
+        n => format!("{n} generations"),
+    }
+}
+
 /// Where a promoted net of `generation` is kept, relative to the loop directory.
 #[must_use]
 pub fn best_file(generation: u32) -> PathBuf {

@@ -12,8 +12,8 @@ use plotters::prelude::*;
 
 use crate::LoopError;
 use crate::Stage;
-use crate::config::{Recipe, StartingPoint};
-use crate::ledger::{GenerationRecord, Ledger};
+use crate::config::Recipe;
+use crate::ledger::{GenerationRecord, Ledger, generations};
 
 /// The Markdown report's file in the loop directory.
 pub const MARKDOWN_FILE: &str = "report.md";
@@ -212,21 +212,16 @@ fn summary_line(ledger: &Ledger) -> String {
     let curve = cumulative_elo(&ledger.generations);
     let last = curve.last().expect("generation 0 is first");
     format!(
-        "{} generations finished, {} promoted; the best net is generation {} ({}), {:+.1} ± {:.1} Elo over generation 0 ({:?} start, {:?} net).",
-        ledger.generations.len(),
+        "{} finished, {} promoted; the best net is generation {} ({}), {:+.1} ± {:.1} Elo over generation 0 ({}).",
+        generations(ledger.generations.len()),
         ledger.generations.iter().filter(|g| g.promoted).count(),
         best.generation,
-        best.sha256.as_deref().map_or_else(
-            || match ledger.settings.run.start {
-                StartingPoint::Embedded => "the embedded net".to_owned(),
-                StartingPoint::HandTuned => "the hand-tuned evaluation".to_owned(),
-            },
-            |s| format!("SHA-256 {}…", &s[..16.min(s.len())])
-        ),
+        best.sha256
+            .as_deref()
+            .map_or_else(|| ledger.settings.run.generation_zero(), |s| format!("SHA-256 {}…", &s[..16.min(s.len())])),
         last.elo,
         last.margin,
-        ledger.settings.run.start,
-        ledger.settings.run.net,
+        ledger.settings.run.generation_zero(),
     )
 }
 

@@ -11,12 +11,12 @@ use ferz_dataset::manifest::{DatasetManifest, ShardManifest};
 use ferz_selfplay::checkpoint::Checkpoint;
 
 use crate::clock::StageClock;
-use crate::config::{LoopConfig, Recipe, StartingPoint};
+use crate::config::{LoopConfig, Recipe};
 use crate::cpu::StageTime;
 use crate::generation::{
     RECIPE_FILE, VERDICT_FILE, gate_pgn, generation_dir, read, read_losses, selfplay_dir, train_dir,
 };
-use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef};
+use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef, generations};
 use crate::{LoopError, Stage};
 
 /// A loop directory's state.
@@ -133,11 +133,8 @@ fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> 
 impl fmt::Display for LoopStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let run = &self.settings.run;
-        let start = match run.start {
-            StartingPoint::Embedded => "the embedded net",
-            StartingPoint::HandTuned => "the hand-tuned evaluation",
-        };
-        writeln!(f, "{:?} net, seed {}, generation 0: {start}", run.net, run.seed)?;
+        let start = run.generation_zero();
+        writeln!(f, "seed {}, generation 0: {start}", run.seed)?;
         let best = match &self.best.file {
             Some(file) => format!("generation {} ({})", self.best.generation, file.display()),
             None => format!("generation 0 ({start})"),
@@ -146,11 +143,7 @@ impl fmt::Display for LoopStatus {
             writeln!(f, "{}", record.summary())?;
         }
         let promoted = self.finished.iter().filter(|r| r.promoted).count();
-        let finished = match self.finished.len() {
-            1 => "1 generation".to_owned(),
-            n => format!("{n} generations"),
-        };
-        writeln!(f, "{finished} finished, {promoted} promoted; the best net: {best}")?;
+        writeln!(f, "{} finished, {promoted} promoted; the best net: {best}", generations(self.finished.len()))?;
         let status = match &self.next {
             NextGeneration::NotBegun(g) => return writeln!(f, "generation {g}: not begun"),
             NextGeneration::InProgress(status) => status,

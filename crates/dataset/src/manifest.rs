@@ -142,15 +142,7 @@ pub struct DatasetManifest {
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so readers
 /// see the old file or the new one, never half of one.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    // The temporary name is the writer's own: processes writing one file at once (a loop's
-    // scheduler tasks opening its ledger) each rename a whole file of their own over it.
-    let mut name = path.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = path.with_file_name(name);
-    let mut file = std::fs::File::create(&tmp)?;
-    serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
-    file.write_all(b"\n")?;
-    file.sync_all()?;
+    let tmp = write_json_beside(path, value)?;
     std::fs::rename(&tmp, path)
 }
 
@@ -158,16 +150,7 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Resul
 /// processes doing the same (the tasks of a scheduler's job array): the first writer's file
 /// stays. Returns whether this call wrote it.
 pub fn write_json_if_absent<T: Serialize>(path: &Path, value: &T) -> std::io::Result<bool> {
-    // Unique to this process and call, so that threads as well as processes may race.
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut name = path.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".{}-{call}.new", std::process::id()));
-    let tmp = path.with_file_name(name);
-    let mut file = std::fs::File::create(&tmp)?;
-    serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
-    file.write_all(b"\n")?;
-    file.sync_all()?;
+    let tmp = write_json_beside(path, value)?;
     // A hard link, unlike a rename, fails when the name exists: whole file or none, first wins.
     let linked = std::fs::hard_link(&tmp, path);
     std::fs::remove_file(&tmp)?;
@@ -176,6 +159,22 @@ pub fn write_json_if_absent<T: Serialize>(path: &Path, value: &T) -> std::io::Re
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(e),
     }
+}
+
+/// Writes `value` as pretty JSON to a temporary file beside `path`, flushed to disk, and returns
+/// its name: the writer's own (process and call), so that processes and threads writing one
+/// file at once (a loop's scheduler tasks opening its ledger) each have a whole file of their own.
+fn write_json_beside<T: Serialize>(path: &Path, value: &T) -> std::io::Result<std::path::PathBuf> {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(format!(".{}-{call}.tmp", std::process::id()));
+    let tmp = path.with_file_name(name);
+    let mut file = std::fs::File::create(&tmp)?;
+    serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
+    file.write_all(b"\n")?;
+    file.sync_all()?;
+    Ok(tmp)
 }
 
 /// Reads a JSON file written by [`write_json_atomic`]. The error is the reason alone: every

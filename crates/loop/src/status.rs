@@ -152,9 +152,19 @@ impl fmt::Display for LoopStatus {
         let recipe = &status.recipe;
         let games: u64 = status.shard_games.iter().sum();
         let wanted = recipe.selfplay.games * u64::from(recipe.selfplay.shards);
+        // At the rate of every run of the stage so far, whatever shared the machine then.
+        let wall = status.stages.get(&Stage::Selfplay).map_or(0.0, |t| t.wall_seconds);
+        let left = match games {
+            0 => String::new(),
+            _ if games >= wanted => String::new(),
+            _ => format!(
+                ", about {:.0} min left at the rate so far",
+                wall / games as f64 * (wanted - games) as f64 / 60.0
+            ),
+        };
         writeln!(
             f,
-            "generation {g}: selfplay {} of {} shards complete, {games} of {wanted} games",
+            "generation {g}: selfplay {} of {} shards complete, {games} of {wanted} games{left}",
             status.shards_complete, recipe.selfplay.shards
         )?;
         match status.merged_positions {

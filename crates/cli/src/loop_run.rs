@@ -73,8 +73,7 @@ pub enum LoopAction {
 pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
     match &args.action {
         Some(LoopAction::Report { dir }) => {
-            let ledger = ferz_loop::Ledger::load(dir)?
-                .with_context(|| format!("{}: no ledger.json: not a loop directory", dir.display()))?;
+            let ledger = ferz_loop::Ledger::load_existing(dir)?;
             ferz_loop::report::write(dir, &ledger)?;
             print!("{}", ferz_loop::report::markdown(&ledger));
             println!("wrote {} and {}", dir.join("report.md").display(), dir.join("report.html").display());

@@ -230,21 +230,29 @@ pub fn verify_files(dir: &Path, files: &[FileEntry]) -> Result<(), DatasetError>
 /// what a resume that would not continue its run names. `key` is the prefix of the keys (empty
 /// at the top).
 pub fn first_difference(was: &Value, now: &Value, key: &str) -> Option<(String, String, String)> {
+    differences(was, now, key).into_iter().next()
+}
+
+/// Every leaf where two records of settings differ, in key order, as (dotted key, old value,
+/// new value); a key on one side only shows `(absent)` on the other.
+pub fn differences(was: &Value, now: &Value, key: &str) -> Vec<(String, String, String)> {
     match (was, now) {
         (Value::Object(a), Value::Object(b)) => {
             let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
             keys.sort();
             keys.dedup();
-            keys.into_iter().find_map(|k| {
-                let child = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
-                match (a.get(k), b.get(k)) {
-                    (Some(x), Some(y)) => first_difference(x, y, &child),
-                    (x, y) => Some((child, shown(x), shown(y))),
-                }
-            })
+            keys.into_iter()
+                .flat_map(|k| {
+                    let child = if key.is_empty() { k.clone() } else { format!("{key}.{k}") };
+                    match (a.get(k), b.get(k)) {
+                        (Some(x), Some(y)) => differences(x, y, &child),
+                        (x, y) => vec![(child, shown(x), shown(y))],
+                    }
+                })
+                .collect()
         }
-        _ if was == now => None,
-        _ => Some((key.to_owned(), was.to_string(), now.to_string())),
+        _ if was == now => Vec::new(),
+        _ => vec![(key.to_owned(), was.to_string(), now.to_string())],
     }
 }
 
@@ -291,6 +299,17 @@ mod tests {
         assert!(!write_json_if_absent(&path, &99u32).unwrap());
         assert_eq!(read_json::<u32>(&path).unwrap(), winner);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "temporary files left");
+    }
+
+    #[test]
+    fn differences_are_every_leaf_that_changed_in_key_order() {
+        let was = serde_json::json!({"b": {"x": 1, "y": [1, 2]}, "a": "s", "gone": 3});
+        let now = serde_json::json!({"b": {"x": 2, "y": [1, 2]}, "a": "t", "new": true});
+        let all = differences(&was, &now, "");
+        let shown: Vec<String> = all.iter().map(|(k, w, n)| format!("{k}: {w} -> {n}")).collect();
+        assert_eq!(shown, ["a: \"s\" -> \"t\"", "b.x: 1 -> 2", "gone: 3 -> (absent)", "new: (absent) -> true"]);
+        assert_eq!(first_difference(&was, &now, ""), all.first().cloned());
+        assert!(differences(&was, &was, "").is_empty());
     }
 
     #[test]

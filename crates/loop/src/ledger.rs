@@ -210,6 +210,17 @@ impl Ledger {
         serde_json::from_value(value).map(Some).map_err(|e| error(e.to_string()))
     }
 
+    /// Reads the ledger of `dir`, which must have one (the commands that read a loop).
+    ///
+    /// # Errors
+    /// No ledger (not a loop directory), or one that cannot be read.
+    pub fn load_existing(dir: &Path) -> Result<Ledger, LoopError> {
+        Ledger::load(dir)?.ok_or_else(|| LoopError::Ledger {
+            path: dir.join(LEDGER_FILE),
+            reason: "missing: not a loop directory".to_owned(),
+        })
+    }
+
     /// Writes the ledger to `dir` (atomically).
     ///
     /// # Errors

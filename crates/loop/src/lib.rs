@@ -2,9 +2,10 @@
 //! on the newest data, an SPRT gate against the best net, and promotion on H1.
 //!
 //! A loop is a directory: `ledger.json` (the newest run's settings and one record per finished
-//! generation with the recipe it was made with, see [`ledger`]), `gen-NNNN/` per generation (its shards, merged dataset, training
-//! run, gate PGN and verdict, see [`generation`]), `best/` (the promoted nets) and the report
-//! ([`report`]). The directory is the whole state: a loop killed at any moment continues where
+//! generation with the recipe it was made with, see [`ledger`]), `gen-NNNN/` per generation
+//! (its recipe, shards, merged dataset, training run, gate PGN and verdict, see [`generation`]),
+//! `best/` (the promoted nets) and the report ([`report`]); `ferz loop status` reads it
+//! ([`status`]). The directory is the whole state: a loop killed at any moment continues where
 //! it stopped when it is run again, and a finished loop run again changes nothing.
 //!
 //! It drives `ferz-selfplay`, `ferz-dataset`, `ferz-train` and `ferz-arena` in process; it

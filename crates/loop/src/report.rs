@@ -176,52 +176,32 @@ fn recipe_changes(ledger: &Ledger) -> Vec<String> {
 
 /// The settings that differ between two recipes, as `key = now (was before)`.
 fn changed_settings(was: &Recipe, now: &Recipe) -> Vec<String> {
-    let flat = |recipe: &Recipe| {
-        let mut settings = std::collections::BTreeMap::new();
-        flatten(&serde_json::to_value(recipe).expect("recipes serialise"), String::new(), &mut settings);
-        settings
-    };
-    let (was, now) = (flat(was), flat(now));
-    let mut keys: Vec<&String> = was.keys().chain(now.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    let shown = |value: Option<&String>| value.cloned().unwrap_or_else(|| "(none)".to_owned());
-    keys.into_iter()
-        .filter(|key| was.get(*key) != now.get(*key))
-        .map(|key| format!("{key} = {} (was {})", shown(now.get(key)), shown(was.get(key))))
+    let json = |recipe: &Recipe| serde_json::to_value(recipe).expect("recipes serialise");
+    ferz_dataset::manifest::differences(&json(was), &json(now), "")
+        .into_iter()
+        .map(|(key, was, now)| format!("{key} = {now} (was {was})"))
         .collect()
 }
 
-/// Every leaf of `value` under its dotted key (lists are leaves).
-fn flatten(value: &serde_json::Value, key: String, out: &mut std::collections::BTreeMap<String, String>) {
-    match value {
-        serde_json::Value::Object(map) => {
-            for (name, child) in map {
-                let child_key = if key.is_empty() { name.clone() } else { format!("{key}.{name}") };
-                flatten(child, child_key, out);
-            }
-        }
-        leaf => {
-            out.insert(key, leaf.to_string());
-        }
-    }
-}
-
 fn summary_line(ledger: &Ledger) -> String {
+    let finished = format!(
+        "{} finished, {} promoted",
+        generations(ledger.generations.len()),
+        ledger.generations.iter().filter(|g| g.promoted).count()
+    );
+    let zero = ledger.settings.run.generation_zero();
     let best = ledger.best();
+    let Some(sha256) = best.sha256.as_deref() else {
+        return format!("{finished}; the best net is generation 0, {zero}.");
+    };
     let curve = cumulative_elo(&ledger.generations);
     let last = curve.last().expect("generation 0 is first");
     format!(
-        "{} finished, {} promoted; the best net is generation {} ({}), {:+.1} ± {:.1} Elo over generation 0 ({}).",
-        generations(ledger.generations.len()),
-        ledger.generations.iter().filter(|g| g.promoted).count(),
+        "{finished}; the best net is generation {} (SHA-256 {}…), {:+.1} ± {:.1} Elo over generation 0 ({zero}).",
         best.generation,
-        best.sha256
-            .as_deref()
-            .map_or_else(|| ledger.settings.run.generation_zero(), |s| format!("SHA-256 {}…", &s[..16.min(s.len())])),
+        &sha256[..16.min(sha256.len())],
         last.elo,
         last.margin,
-        ledger.settings.run.generation_zero(),
     )
 }
 

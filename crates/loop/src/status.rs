@@ -69,10 +69,7 @@ pub struct GenerationStatus {
 /// # Errors
 /// No ledger (not a loop directory) or a record that cannot be read, naming the file.
 pub fn status(dir: &Path) -> Result<LoopStatus, LoopError> {
-    let ledger = Ledger::load(dir)?.ok_or_else(|| LoopError::Ledger {
-        path: dir.join(crate::ledger::LEDGER_FILE),
-        reason: "missing: not a loop directory".to_owned(),
-    })?;
+    let ledger = Ledger::load_existing(dir)?;
     let g = ledger.generations.len() as u32 + 1;
     let gen_dir = generation_dir(dir, g);
     let next = if gen_dir.is_dir() {
@@ -109,8 +106,7 @@ fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> 
     let epochs_done = if losses.exists() { read_losses(&losses)?.len() as u32 } else { 0 };
     let pgn = gate_pgn(gen_dir);
     let gate_games = if pgn.exists() {
-        let text = std::fs::read(&pgn).map_err(|source| LoopError::Io { path: pgn.clone(), source })?;
-        text.split(|&b| b == b'\n').filter(|line| line.starts_with(b"[Event ")).count() as u64
+        ferz_dataset::verify::count_pgn_games(&pgn).map_err(|source| LoopError::Io { path: pgn.clone(), source })?
     } else {
         0
     };

@@ -1,4 +1,5 @@
-//! System tests: the real `ferz` binary, run as a process.
+//! System tests: the real `ferz` binary, run as a process, and every reader of a user's files fed
+//! damaged copies of good ones.
 
 mod architecture;
 mod bot;
@@ -12,6 +13,7 @@ mod bot_records;
 mod bot_refresh;
 mod bot_tablebase;
 mod circles;
+mod damaged_input;
 mod fake_lichess;
 mod import_cli;
 mod loop_cli;

@@ -64,7 +64,9 @@ pub fn parse_openbench(text: &str, origin: &str) -> Result<Vec<SpsaParam>, Param
             continue;
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let [name, kind, numbers @ ..] = fields.as_slice() else { unreachable!("split yields a field") };
+        let [name, kind, numbers @ ..] = fields.as_slice() else {
+            return Err(error(format!("expected `name, int, value, min, max, c_end, r_end`, got {line:?}")));
+        };
         if numbers.len() != 5 || name.is_empty() {
             return Err(error(format!("expected `name, int, value, min, max, c_end, r_end`, got {line:?}")));
         }
@@ -118,6 +120,8 @@ mod tests {
         assert_eq!(err.line, 2);
         assert!(err.to_string().contains("p.txt line 2") && err.to_string().contains("outside"), "{err}");
         assert!(parse_openbench("A, int, 1, 0\n", "x").is_err());
+        let err = parse_openbench("garbage\n", "p.txt").unwrap_err();
+        assert!(err.to_string().contains("p.txt line 1") && err.to_string().contains("garbage"), "{err}");
         assert!(parse_openbench("A, bool, 1, 0, 2, 1, 0.002\n", "x").is_err());
         assert!(parse_openbench("", "x").is_err());
     }

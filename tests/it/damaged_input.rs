@@ -306,6 +306,34 @@ proptest! {
     }
 
     #[test]
+    fn a_damaged_dataset_is_refused_or_reads_as_it_was(edits in edits(), which in 0usize..4) {
+        let dir = TempDir::new("damaged-dataset");
+        let input = dir.path().join("games.pgn");
+        std::fs::write(&input, IMPORT_PGN).unwrap();
+        let dataset = dir.path().join("dataset");
+        ferz_dataset::import::import(&dataset, &[input], ferz_dataset::import::ImportOptions { skip_bad: false }).unwrap();
+        let target = ferz_dataset::convert::Target::Bullet;
+        let as_imported = dir.path().join("as-imported");
+        ferz_dataset::convert::convert(&dataset, target, &as_imported).unwrap();
+        let name = ["chess.marlin", "chess960.marlin", "games.pgn", "manifest.json"][which];
+        let good = std::fs::read(dataset.join(name)).unwrap();
+        let bad = damage(&good, &edits);
+        prop_assume!(bad != good);
+        std::fs::write(dataset.join(name), &bad).unwrap();
+        let converted = dir.path().join("bullet");
+        if ferz_dataset::verify::open_verified(&dataset).is_ok() {
+            // Only the manifest's provenance (where the games came from, when) may change
+            // unnoticed, and then every record reads as before.
+            prop_assert_eq!(name, "manifest.json", "{} damaged, yet verified", name);
+            ferz_dataset::convert::convert(&dataset, target, &converted).unwrap();
+            prop_assert!(std::fs::read(&converted).unwrap() == std::fs::read(&as_imported).unwrap());
+        } else {
+            prop_assert!(ferz_dataset::convert::convert(&dataset, target, &converted).is_err());
+            prop_assert!(!converted.exists(), "a refused conversion left {}", converted.display());
+        }
+    }
+
+    #[test]
     fn polyglot_books(edits in edits()) {
         let dir = TempDir::new("damaged-polyglot");
         let path = dir.path().join("book.bin");

@@ -401,3 +401,45 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    #[test]
+    fn opening_caches(edits in edits(), which in 0usize..3) {
+        let dir = TempDir::new("damaged-cache");
+        let path = dir.path().join("cache");
+        let positions = probe_positions();
+        {
+            let cache = ferz_book::cache::OpeningCache::open(&path).unwrap();
+            for position in &positions {
+                let candidates: Vec<_> = position.legal_moves().into_iter().take(4).map(|m| (m, 10)).collect();
+                cache.record_search(position, 8, &candidates).unwrap();
+            }
+            cache.flush().unwrap();
+        }
+        let mut files: Vec<_> = walk(&path);
+        files.sort();
+        let file = &files[which % files.len()];
+        let good = std::fs::read(file).unwrap();
+        std::fs::write(file, damage(&good, &edits)).unwrap();
+        if let Ok(cache) = ferz_book::cache::OpeningCache::open(&path) {
+            for position in &positions {
+                let _ = cache.get(position.variant(), position.key());
+            }
+            for entry in cache.entries() {
+                let _ = entry;
+            }
+        }
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+    }
+    files
+}

@@ -61,6 +61,21 @@ fn spsa_moves_a_fake_engine_toward_its_optimum() {
     assert!(result.contains(&format!("Alpha = {}", end.0.round())), "{result}");
     let svg = std::fs::read_to_string(dir.path().join("run/trajectory.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.matches("<polyline").count() == 2, "{svg}");
+    // `status` reads the same state: the games, and each parameter's move, the furthest first.
+    let run = dir.path().join("run");
+    let status = run_ferz(&["spsa", "status", run.to_str().unwrap()]);
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(status.contains("60 of 60 iterations, 480 games"), "{status}");
+    let moved = |name: &str| -> f64 {
+        let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}: {status}"));
+        line.split_whitespace().nth(3).unwrap().parse().unwrap()
+    };
+    assert!((moved("Alpha") - end.0).abs() <= 0.01 && (moved("Beta") - end.1).abs() <= 0.01, "{end:?} {status}");
+    let furthest = if end.0.abs() >= end.1.abs() { "Alpha" } else { "Beta" };
+    assert!(status.lines().nth(2).unwrap().starts_with(furthest), "{status}");
+    let output = run_ferz(&["spsa", "status", dir.path().to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.code() == Some(1) && stderr.contains("no state.json"), "{stderr}");
     // A second run with the same settings finds the run finished and plays nothing.
     let (code, stdout, _) = spsa(&config);
     assert_eq!(code, 0);

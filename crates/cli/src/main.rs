@@ -73,8 +73,8 @@ enum Command {
     Cache(data::CacheCommand),
     /// Play games between two engines over UCI, with Elo and an optional SPRT.
     Match(Box<arena::MatchArgs>),
-    /// Tune any UCI engine's spin options by SPSA over real games (`run`), or print ferz's
-    /// search parameters in OpenBench's SPSA input format (`params`).
+    /// Tune any UCI engine's spin options by SPSA over real games (`run`), show a run's progress
+    /// (`status`), or print ferz's search parameters in OpenBench's SPSA input format (`params`).
     #[command(subcommand)]
     Spsa(spsa::SpsaCommand),
     /// Run a Lichess (or PyChess) BOT account until Ctrl-C; the token comes from LICHESS_BOT_TOKEN.

@@ -1,5 +1,5 @@
-//! `ferz spsa`: tune any UCI engine's spin options by SPSA (`ferz-spsa`), and print ferz's own
-//! search parameters in OpenBench's SPSA input format.
+//! `ferz spsa`: tune any UCI engine's spin options by SPSA (`ferz-spsa`), show a run's progress,
+//! and print ferz's own search parameters in OpenBench's SPSA input format.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use ferz_arena::EngineCommand;
 use ferz_spsa::{SpsaConfig, SpsaControl, parse_openbench, run_spsa};
 
-/// `ferz spsa run` and `ferz spsa params`.
+/// `ferz spsa run`, `ferz spsa status` and `ferz spsa params`.
 #[derive(Subcommand, Debug)]
 pub enum SpsaCommand {
     /// Tune: play the iterations config/spsa.toml asks for (resuming from its output
@@ -21,6 +21,12 @@ pub enum SpsaCommand {
     /// Print ferz's search parameters in OpenBench's SPSA input format
     /// (`name, int, value, min, max, c_end, r_end`).
     Params,
+    /// Show where a run stands: iterations and games so far, and each parameter's start, value
+    /// now and move, the furthest first (reads the output directory only; safe beside the run).
+    Status {
+        /// The run's output directory (`output.dir`, which holds `state.json`).
+        dir: PathBuf,
+    },
 }
 
 /// Options of `ferz spsa run`.
@@ -49,6 +55,13 @@ pub fn run(command: &SpsaCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         SpsaCommand::Run(args) => tune(args),
+        SpsaCommand::Status { dir } => {
+            let path = dir.join("state.json");
+            let state = ferz_spsa::State::load(&path)?
+                .with_context(|| format!("{} holds no SPSA run (no state.json)", dir.display()))?;
+            print!("{}: {}", dir.display(), state.status());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -110,6 +110,46 @@ impl State {
         csv
     }
 
+    /// Where the run stands, for `ferz spsa status`: the iterations and games played, then one
+    /// line per parameter (start, now, the move so far in units of its `c_end`), those that
+    /// moved furthest first.
+    #[must_use]
+    pub fn status(&self) -> String {
+        let done = self.iterations.len();
+        let planned = self.settings.pointer("/spsa/iterations").and_then(serde_json::Value::as_u64);
+        let [w, d, l] =
+            self.iterations.iter().fold([0u64; 3], |t, i| [t[0] + i.wdl[0], t[1] + i.wdl[1], t[2] + i.wdl[2]]);
+        let mut text = match planned {
+            Some(planned) => format!("{done} of {planned} iterations"),
+            None => format!("{done} iterations"),
+        };
+        let _ = writeln!(text, ", {} games; the θ + c·Δ side scored +{w} ={d} -{l}", w + d + l);
+        let theta = self.theta();
+        let mut rows: Vec<(&SpsaParam, f64)> = self.params.iter().zip(theta).collect();
+        rows.sort_by(|(a, x), (b, y)| ((y - b.start) / b.c_end).abs().total_cmp(&((x - a.start) / a.c_end).abs()));
+        let width = self.params.iter().map(|p| p.name.len()).max().unwrap_or(0).max("parameter".len());
+        let _ = writeln!(
+            text,
+            "{:width$}  {:>9}  {:>9}  {:>9}  {:>8}  range",
+            "parameter", "start", "now", "moved", "÷ c_end"
+        );
+        for (p, now) in rows {
+            let moved = now - p.start;
+            let _ = writeln!(
+                text,
+                "{:width$}  {:>9}  {:>9.2}  {:>+9.2}  {:>+8.2}  {}..{}",
+                p.name,
+                p.option_value(p.start),
+                now,
+                moved,
+                moved / p.c_end,
+                p.min,
+                p.max
+            );
+        }
+        text
+    }
+
     /// The result: `NAME = value` per parameter (rounded for integer options), the format of
     /// ferz's `ParamsFile` option.
     #[must_use]

@@ -1,7 +1,7 @@
 //! `ferz loop` as a process: two tiny generations, killed (SIGKILL) in every stage and run
 //! again each time, end exactly as an unbroken run does; a finished loop run again changes
 //! nothing; a loop refuses another net, seed or start, and takes a changed recipe from the next
-//! generation on.
+//! generation on (a grown net at a fixed-node gate is told what the gate cannot see).
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -175,6 +175,20 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     let upgraded = ledger(&killed);
     assert_eq!(upgraded["format"], "ferz-loop-ledger/2");
     assert_eq!(upgraded["generations"][2]["recipe"], after["generations"][0]["recipe"]);
+
+    // A grown net, trained from scratch, at a fixed-node gate: the gate says what it cannot see.
+    let grown = third
+        .replace("generations = 3", "generations = 4")
+        .replace("[train]\n", "[train]\ninit = \"scratch\"\nhidden = 32\n");
+    std::fs::write(&config, grown).unwrap();
+    let output = run_loop(&killed, &config, None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("generation 4: gate candidate vs gen 3; the candidate has 32 hidden neurons, gen 3 256")
+            && stderr.contains("(gate.nodes = 0 plays on the clock)"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -265,11 +265,12 @@ pub fn run_generation(
     let gate: GateRecord = if verdict_path.exists() {
         read(&verdict_path)?
     } else {
-        progress(Progress::Stage {
-            generation: g,
-            stage: Stage::Gate,
-            detail: format!("candidate vs gen {}", player.generation),
-        });
+        let mut detail = format!("candidate vs gen {}", player.generation);
+        if let Some(caveat) = size_caveat(dir, settings, &net_path, &player)? {
+            detail.push_str("; ");
+            detail.push_str(&caveat);
+        }
+        progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
         clock.start(Stage::Gate)?;
         let config = gate_config(dir, settings, g, &net_path, &player, ferz)?;
         let pgn = config.pgn.clone().expect("the gate writes a PGN");
@@ -511,6 +512,34 @@ fn initial_net(dir: &Path, settings: &LoopConfig, best: &NetRef) -> Result<Optio
             .map_err(|source| LoopError::Io { path: path.clone(), source })?;
     }
     Ok(Some(path))
+}
+
+/// What a gate at fixed nodes cannot see: a net of another size searches at another speed, so
+/// the same nodes cost them different time. `None` when the gate plays on the clock or the two
+/// nets have the same size.
+fn size_caveat(
+    dir: &Path,
+    settings: &LoopConfig,
+    candidate: &Path,
+    best: &NetRef,
+) -> Result<Option<String>, LoopError> {
+    if settings.gate.nodes == 0 {
+        return Ok(None);
+    }
+    let Some(best_path) = initial_net(dir, settings, best)? else { return Ok(None) };
+    let hidden = |path: &Path| {
+        ferz_nnue::format::load(path, None)
+            .map(|net| net.hidden())
+            .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })
+    };
+    let (ours, theirs) = (hidden(candidate)?, hidden(&best_path)?);
+    Ok((ours != theirs).then(|| {
+        format!(
+            "the candidate has {ours} hidden neurons, gen {} {theirs}: at fixed nodes the slower net's \
+             search costs it nothing (gate.nodes = 0 plays on the clock)",
+            best.generation
+        )
+    }))
 }
 
 /// The gate's match: the candidate as engine A, the best net as B, one thread each.

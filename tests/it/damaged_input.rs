@@ -146,6 +146,65 @@ fn damage(good: &[u8], edits: &[Edit]) -> Vec<u8> {
     bytes
 }
 
+/// Values a JSON file's fields are replaced with: each kind the readers must refuse or bear.
+const ODD_VALUES: &[&str] = &[
+    "null",
+    "-1",
+    "0",
+    "1",
+    "4294967296",
+    "1e300",
+    "-1e300",
+    "0.5",
+    "\"\"",
+    "\"x\"",
+    "[]",
+    "{}",
+    "true",
+    "[0]",
+    "\"accept-h1\"",
+    "\"ferz-loop-ledger/1\"",
+];
+
+/// A change to one value of a JSON file: replaced (`Some`, an index into [`ODD_VALUES`]) or
+/// removed from its object or array (`None`); `at` picks the value among all of them.
+fn value_edits() -> impl Strategy<Value = Vec<(usize, Option<usize>)>> {
+    prop::collection::vec((any::<usize>(), prop::option::of(0..ODD_VALUES.len())), 1..4)
+}
+
+/// `good` (JSON) with `edits` made to its values, written out again: the file still parses, so
+/// the damage reaches the meaning of the fields.
+fn damage_values(good: &str, edits: &[(usize, Option<usize>)]) -> String {
+    fn pointers(value: &serde_json::Value, at: String, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => map.iter().for_each(|(k, v)| pointers(v, format!("{at}/{k}"), out)),
+            serde_json::Value::Array(items) => {
+                items.iter().enumerate().for_each(|(i, v)| pointers(v, format!("{at}/{i}"), out))
+            }
+            _ => {}
+        }
+        out.push(at);
+    }
+    let mut json: serde_json::Value = serde_json::from_str(good).unwrap();
+    for &(at, replacement) in edits {
+        let mut all = Vec::new();
+        pointers(&json, String::new(), &mut all);
+        let pointer = &all[at % all.len()];
+        match replacement {
+            Some(odd) => *json.pointer_mut(pointer).unwrap() = serde_json::from_str(ODD_VALUES[odd]).unwrap(),
+            None => {
+                let Some((parent, last)) = pointer.rsplit_once('/') else { continue };
+                match json.pointer_mut(parent) {
+                    Some(serde_json::Value::Object(map)) => drop(map.remove(last)),
+                    Some(serde_json::Value::Array(items)) => drop(items.remove(last.parse::<usize>().unwrap())),
+                    _ => {}
+                }
+            }
+        }
+    }
+    serde_json::to_string_pretty(&json).unwrap()
+}
+
 fn damaged_text(good: &str, edits: &[Edit]) -> String {
     String::from_utf8_lossy(&damage(good.as_bytes(), edits)).into_owned()
 }
@@ -442,4 +501,47 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
     }
     files
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn loop_ledgers(edits in edits(), values in value_edits(), by_value in any::<bool>()) {
+        let good = include_str!("../../docs/loops/shatranj/ledger.json");
+        let dir = TempDir::new("damaged-ledger");
+        let bad = if by_value { damage_values(good, &values).into_bytes() } else { damage(good.as_bytes(), &edits) };
+        std::fs::write(dir.path().join("ledger.json"), bad).unwrap();
+        match ferz_loop::Ledger::load_existing(dir.path()) {
+            Ok(ledger) => {
+                let _ = ferz_loop::report::markdown(&ledger);
+                let _ = ferz_loop::report::write(dir.path(), &ledger);
+                let _ = ferz_loop::status::status(dir.path()).map(|s| s.to_string());
+            }
+            Err(error) => prop_assert!(error.to_string().contains("ledger.json"), "{error}"),
+        }
+    }
+}
+
+/// Values no run writes but a hand-edited ledger may hold, each of which once stopped the
+/// report: an interval bound of 1e300 (plotters searched its tick marks for ever) and an epoch
+/// number past `i32` pixels (the drawing overflowed).
+#[test]
+fn a_ledger_with_far_values_still_gets_its_report() {
+    let good: serde_json::Value = serde_json::from_str(include_str!("../../docs/loops/shatranj/ledger.json")).unwrap();
+    for (pointer, far) in [
+        ("/generations/2/gate/elo_low", serde_json::json!(1e300)),
+        ("/generations/0/gate/elo", serde_json::json!(-1e300)),
+        ("/generations/1/train/epochs/0/epoch", serde_json::json!(4_000_000_000u32)),
+        ("/generations/0/stages/selfplay/wall_seconds", serde_json::json!(1e300)),
+    ] {
+        let mut ledger = good.clone();
+        *ledger.pointer_mut(pointer).unwrap() = far;
+        let dir = TempDir::new("far-ledger");
+        std::fs::write(dir.path().join("ledger.json"), ledger.to_string()).unwrap();
+        let read = ferz_loop::Ledger::load_existing(dir.path()).unwrap();
+        ferz_loop::report::write(dir.path(), &read).unwrap();
+        let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        assert_eq!(html.matches("<svg").count(), 3, "{pointer}");
+    }
 }

@@ -263,6 +263,27 @@ struct Frame<'a> {
     y_label_width: u32,
 }
 
+/// `range` as an axis can show: bounds within ±10⁹ and apart. A ledger edited by hand (or
+/// damaged) can hold any number, and plotters' search for tick marks does not end on an axis
+/// billions of orders of magnitude long; a value beyond the axis is drawn off the chart.
+fn drawable(range: &std::ops::Range<f64>) -> std::ops::Range<f64> {
+    const LIMIT: f64 = 1e9;
+    let bound = |x: f64| if x.is_nan() { 0.0 } else { x.clamp(-LIMIT, LIMIT) };
+    let (low, high) = (bound(range.start), bound(range.end));
+    if high - low > 1e-9 * low.abs().max(high.abs()).max(1.0) { low..high } else { low - 1.0..low + 1.0 }
+}
+
+impl Frame<'_> {
+    /// The point `(x, y)` held inside the frame: a value beyond an axis is drawn at its end
+    /// (plotters turns coordinates into `i32` pixels, which a far value overflows).
+    fn at(&self, x: f64, y: f64) -> (f64, f64) {
+        let hold = |v: f64, range: std::ops::Range<f64>| {
+            if v.is_nan() { range.start } else { v.clamp(range.start, range.end) }
+        };
+        (hold(x, drawable(&self.x_range)), hold(y, drawable(&self.y_range)))
+    }
+}
+
 /// A chart of `f64` against `f64` in an SVG drawing.
 type Chart<'a, 'b> = ChartContext<
     'a,
@@ -285,7 +306,7 @@ fn plot(frame: &Frame<'_>, series: impl FnOnce(&mut Chart<'_, '_>) -> Result<boo
                 .margin(12)
                 .x_label_area_size(36)
                 .y_label_area_size(frame.y_label_width)
-                .build_cartesian_2d(frame.x_range.clone(), frame.y_range.clone())
+                .build_cartesian_2d(drawable(&frame.x_range), drawable(&frame.y_range))
                 .map_err(|x| e(&x))?;
             chart
                 .configure_mesh()
@@ -335,25 +356,21 @@ fn elo_plot(ledger: &Ledger) -> String {
     plot(&frame, |chart| {
         let e = |e: &dyn std::fmt::Display| e.to_string();
         chart
-            .draw_series(LineSeries::new(curve.iter().map(|p| (f64::from(p.generation), p.elo)), &BLUE))
+            .draw_series(LineSeries::new(curve.iter().map(|p| frame.at(f64::from(p.generation), p.elo)), &BLUE))
             .map_err(|x| e(&x))?;
         chart
             .draw_series(curve.iter().map(|p| {
-                ErrorBar::new_vertical(
-                    f64::from(p.generation),
-                    p.elo - p.margin,
-                    p.elo,
-                    p.elo + p.margin,
-                    BLUE.filled(),
-                    8,
-                )
+                let x = f64::from(p.generation);
+                let [(_, low), (_, elo), (_, high)] =
+                    [p.elo - p.margin, p.elo, p.elo + p.margin].map(|y| frame.at(x, y));
+                ErrorBar::new_vertical(frame.at(x, 0.0).0, low, elo, high, BLUE.filled(), 8)
             }))
             .map_err(|x| e(&x))?;
         // Every gate, promoted or not, as a point at its own Elo against the best of its day.
         chart
             .draw_series(ledger.generations.iter().map(|g| {
                 let style = if g.promoted { GREEN.filled() } else { RED.filled() };
-                Circle::new((f64::from(g.generation), g.gate.elo), 3, style)
+                Circle::new(frame.at(f64::from(g.generation), g.gate.elo), 3, style)
             }))
             .map_err(|x| e(&x))?;
         Ok(false)
@@ -384,7 +401,8 @@ fn loss_plot(ledger: &Ledger) -> String {
         let e = |e: &dyn std::fmt::Display| e.to_string();
         for (i, g) in ledger.generations.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
-            let validation = g.train.epochs.iter().filter_map(|ep| ep.validation.map(|v| (f64::from(ep.epoch), v)));
+            let validation =
+                g.train.epochs.iter().filter_map(|ep| ep.validation.map(|v| frame.at(f64::from(ep.epoch), v)));
             chart
                 .draw_series(LineSeries::new(validation, color.stroke_width(2)))
                 .map_err(|x| e(&x))?
@@ -392,7 +410,7 @@ fn loss_plot(ledger: &Ledger) -> String {
                 .legend(legend_line(color));
             chart
                 .draw_series(DashedLineSeries::new(
-                    g.train.epochs.iter().map(|ep| (f64::from(ep.epoch), ep.train)),
+                    g.train.epochs.iter().map(|ep| frame.at(f64::from(ep.epoch), ep.train)),
                     4,
                     3,
                     color.stroke_width(1),
@@ -423,7 +441,7 @@ fn time_plot(ledger: &Ledger) -> String {
             let points: Vec<(f64, f64)> = ledger
                 .generations
                 .iter()
-                .filter_map(|g| g.stages.get(&stage).map(|t| (f64::from(g.generation), t.wall_seconds)))
+                .filter_map(|g| g.stages.get(&stage).map(|t| frame.at(f64::from(g.generation), t.wall_seconds)))
                 .collect();
             chart
                 .draw_series(LineSeries::new(points, color.stroke_width(2)).point_size(3))

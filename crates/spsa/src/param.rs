@@ -64,12 +64,10 @@ pub fn parse_openbench(text: &str, origin: &str) -> Result<Vec<SpsaParam>, Param
             continue;
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        let [name, kind, numbers @ ..] = fields.as_slice() else {
-            return Err(error(format!("expected `name, int, value, min, max, c_end, r_end`, got {line:?}")));
+        let (name, kind, numbers) = match fields.as_slice() {
+            [name, kind, numbers @ ..] if numbers.len() == 5 && !name.is_empty() => (*name, *kind, numbers),
+            _ => return Err(error(format!("expected `name, int, value, min, max, c_end, r_end`, got {line:?}"))),
         };
-        if numbers.len() != 5 || name.is_empty() {
-            return Err(error(format!("expected `name, int, value, min, max, c_end, r_end`, got {line:?}")));
-        }
         let integer = match kind.to_ascii_lowercase().as_str() {
             "int" => true,
             "float" => false,

@@ -265,7 +265,7 @@ struct Frame<'a> {
 
 /// `range` as an axis can show: bounds within ±10⁹ and apart. A ledger edited by hand (or
 /// damaged) can hold any number, and plotters' search for tick marks does not end on an axis
-/// billions of orders of magnitude long; a value beyond the axis is drawn off the chart.
+/// billions of orders of magnitude long; [`Frame::at`] draws a value beyond the axis at its end.
 fn drawable(range: &std::ops::Range<f64>) -> std::ops::Range<f64> {
     const LIMIT: f64 = 1e9;
     let bound = |x: f64| if x.is_nan() { 0.0 } else { x.clamp(-LIMIT, LIMIT) };
@@ -360,10 +360,9 @@ fn elo_plot(ledger: &Ledger) -> String {
             .map_err(|x| e(&x))?;
         chart
             .draw_series(curve.iter().map(|p| {
-                let x = f64::from(p.generation);
-                let [(_, low), (_, elo), (_, high)] =
-                    [p.elo - p.margin, p.elo, p.elo + p.margin].map(|y| frame.at(x, y));
-                ErrorBar::new_vertical(frame.at(x, 0.0).0, low, elo, high, BLUE.filled(), 8)
+                let [(x, low), (_, elo), (_, high)] =
+                    [p.elo - p.margin, p.elo, p.elo + p.margin].map(|y| frame.at(f64::from(p.generation), y));
+                ErrorBar::new_vertical(x, low, elo, high, BLUE.filled(), 8)
             }))
             .map_err(|x| e(&x))?;
         // Every gate, promoted or not, as a point at its own Elo against the best of its day.

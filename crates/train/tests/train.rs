@@ -117,6 +117,18 @@ fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
     let net = ferz_nnue::format::load(&outcome.net_path, Some(ferz_nnue::NetVariant::Chess)).unwrap();
     let float = outcome.net.to_float();
     let dequantised = ferz_nnue::FloatNetwork::dequantise(&net);
+    // Every written parameter is the trained one rounded to its step: 1/QA in the first layer,
+    // 1/QB for the output weights, 1/(QA·QB) for the output bias.
+    let within_half_a_step = |written: &[f32], trained: &[f32], scale: i32, what: &str| {
+        assert_eq!(written.len(), trained.len(), "{what}");
+        for (i, (w, t)) in written.iter().zip(trained).enumerate() {
+            assert!((w - t).abs() <= 0.5 / scale as f32 + 1e-6, "{what}[{i}]: written {w}, trained {t}");
+        }
+    };
+    within_half_a_step(&dequantised.feature_weights, &float.feature_weights, ferz_nnue::QA, "feature weight");
+    within_half_a_step(&dequantised.feature_bias, &float.feature_bias, ferz_nnue::QA, "feature bias");
+    within_half_a_step(&dequantised.output_weights, &float.output_weights, ferz_nnue::QB, "output weight");
+    within_half_a_step(&[dequantised.output_bias], &[float.output_bias], ferz_nnue::QA * ferz_nnue::QB, "output bias");
     let (mut worst, mut total) = (0.0f32, 0.0f32);
     for record in &data.validation {
         let pos = read_marlin(record).unwrap().position;
@@ -136,7 +148,10 @@ fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
     }
     let mean = total / data.validation.len() as f32;
     eprintln!("quantised vs trained float: mean {mean:.2} cp, worst {worst:.1} cp");
-    assert!(mean < 6.0 && worst < 40.0, "quantised vs trained float: mean {mean} cp, worst {worst} cp");
+    // The parameters were checked exactly above; this bounds what their rounding does to an
+    // evaluation. Rounding 2·16 output weights to 1/64 alone may move one by 400·32/128 = 100 cp;
+    // how much it does depends on the trained weights (a mean of 3-7 cp on shards of this size).
+    assert!(mean < 10.0 && worst < 50.0, "quantised vs trained float: mean {mean} cp, worst {worst} cp");
 }
 
 #[test]

@@ -530,6 +530,9 @@ fn a_ledger_with_far_values_still_gets_its_report() {
         ("/generations/0/gate/elo", serde_json::json!(-1e300)),
         ("/generations/1/train/epochs/0/epoch", serde_json::json!(4_000_000_000u32)),
         ("/generations/0/stages/selfplay/wall_seconds", serde_json::json!(1e300)),
+        // Names are cut to 16 characters, not bytes.
+        ("/start_net", serde_json::json!("€€€€€€€€€€€€€€€€€")),
+        ("/generations/2/train/candidate", serde_json::json!("€€€€€€€€€€€€€€€€€")),
     ] {
         let mut ledger = good.clone();
         *ledger.pointer_mut(pointer).unwrap() = far;

@@ -165,6 +165,7 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     old["format"] = "ferz-loop-ledger/1".into();
     old["settings"] = after["generations"][0]["recipe"].clone();
     old["settings"]["loop"] = after["settings"]["loop"].clone();
+    old.as_object_mut().unwrap().remove("start_net");
     for g in old["generations"].as_array_mut().unwrap() {
         g.as_object_mut().unwrap().remove("recipe");
     }
@@ -173,8 +174,12 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     let output = run_loop(&killed, &config, None);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let upgraded = ledger(&killed);
-    assert_eq!(upgraded["format"], "ferz-loop-ledger/2");
+    assert_eq!(upgraded["format"], "ferz-loop-ledger/3");
     assert_eq!(upgraded["generations"][2]["recipe"], after["generations"][0]["recipe"]);
+    // Generation 0's net, pinned when the loop began, is pinned again from its file.
+    assert_eq!(upgraded["start_net"], after["start_net"]);
+    let (start_sha, _) = ferz_dataset::manifest::sha256_file(&killed.join("best").join("gen-0000.nnue")).unwrap();
+    assert_eq!(upgraded["start_net"], start_sha.as_str());
 
     // A grown net, trained from scratch, at a fixed-node gate: the gate says what it cannot see.
     let grown = third

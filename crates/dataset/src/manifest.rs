@@ -198,13 +198,21 @@ pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
         hasher.update(&buffer[..n]);
         size += n as u64;
     }
-    let digest = hasher.finalize();
-    let hex = digest.iter().fold(String::with_capacity(64), |mut s, b| {
+    Ok((hex(&hasher.finalize()), size))
+}
+
+/// SHA-256 of bytes in memory, lower-case hex (as [`sha256_file`] gives it for a file).
+#[must_use]
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().fold(String::with_capacity(64), |mut s, b| {
         use std::fmt::Write as _;
         let _ = write!(s, "{b:02x}");
         s
-    });
-    Ok((hex, size))
+    })
 }
 
 /// Checks every file of a manifest against its recorded size and checksum; the error names

@@ -70,13 +70,19 @@ impl RunSettings {
     /// What generation 0 is: "the embedded chess net", "the hand-tuned Shatranj evaluation".
     #[must_use]
     pub fn generation_zero(&self) -> String {
-        let net = match self.net {
-            NetFamily::Chess => "chess",
-            NetFamily::Shatranj => "Shatranj",
-        };
+        let net = self.net_name();
         match self.start {
             StartingPoint::Embedded => format!("the embedded {net} net"),
             StartingPoint::HandTuned => format!("the hand-tuned {net} evaluation"),
+        }
+    }
+
+    /// The loop's net as prose: "chess" (standard and Chess960) or "Shatranj".
+    #[must_use]
+    pub fn net_name(&self) -> &'static str {
+        match self.net {
+            NetFamily::Chess => "chess",
+            NetFamily::Shatranj => "Shatranj",
         }
     }
 }

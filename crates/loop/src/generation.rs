@@ -25,7 +25,9 @@ use ferz_arena::{
 };
 use ferz_chess::{SplitMix64, Variant};
 use ferz_dataset::layout::{MANIFEST_FILE, shard_dir};
-use ferz_dataset::manifest::{first_difference, read_json, sha256_file, write_json_atomic, write_json_if_absent};
+use ferz_dataset::manifest::{
+    first_difference, read_json, sha256_bytes, sha256_file, write_json_atomic, write_json_if_absent,
+};
 use ferz_dataset::verify::{self, open_verified};
 use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
@@ -113,6 +115,7 @@ pub fn run_generation(
     let one_task = matches!(scope, SelfplayScope::Shard(_));
     let settings = &generation_settings(&gen_dir, &ledger.settings, g, progress)?;
     let player = ledger.best();
+    check_best(dir, &player)?;
     let mut clock = StageClock::open(&gen_dir, SAVE_INTERVAL)?;
 
     // Self-play: `loop.threads` shards at once, each with one thread, so that every shard's
@@ -226,7 +229,7 @@ pub fn run_generation(
     };
     let init = match settings.train.init {
         TrainInit::Scratch => None,
-        TrainInit::Best => initial_net(dir, settings, &player)?,
+        TrainInit::Best => initial_net(dir, &player),
     };
     let train = train_config(dir, settings, g, &data_generations, init);
     let train_dir = train.output.dir.clone();
@@ -489,29 +492,91 @@ pub fn train_config(
     config
 }
 
-/// The net file a candidate fine-tunes: the best net's; for an embedded generation 0, the
-/// embedded net written out once as `best/gen-0000.nnue`; none for the hand-tuned start.
-fn initial_net(dir: &Path, settings: &LoopConfig, best: &NetRef) -> Result<Option<PathBuf>, LoopError> {
-    if let Some(file) = &best.file {
-        return Ok(Some(dir.join(file)));
+/// The net file a candidate fine-tunes: the best net's; none for the hand-tuned start.
+fn initial_net(dir: &Path, best: &NetRef) -> Option<PathBuf> {
+    best.file.as_ref().map(|file| dir.join(file))
+}
+
+/// Pins generation 0's net for a loop that starts from the embedded net: the first time, the
+/// embedded net is written to `best/gen-0000.nnue` and its SHA-256 goes into the ledger; later,
+/// the file must still be that net (it is written again from the binary when missing and the
+/// binary still embeds it). Every later use of generation 0 plays that file, so a build with
+/// another default net continues the same loop. Returns whether the ledger changed.
+///
+/// A ledger of an older format has no pin: the file is then the net its generations used (the
+/// loop wrote it before training first started from it) or, before that, the embedded net.
+///
+/// # Errors
+/// A build without a net for the loop's variant, a `best/gen-0000.nnue` that is not the pinned
+/// net, or one that cannot be written.
+pub fn pin_generation_zero(dir: &Path, ledger: &mut Ledger) -> Result<bool, LoopError> {
+    if ledger.settings.run.start == StartingPoint::HandTuned {
+        return Ok(false);
     }
-    if settings.run.start == StartingPoint::HandTuned {
-        return Ok(None);
-    }
-    let variant = match settings.run.net {
+    let variant = match ledger.settings.run.net {
         NetFamily::Chess => ferz_nnue::NetVariant::Chess,
         NetFamily::Shatranj => ferz_nnue::NetVariant::Shatranj,
     };
-    let Some(bytes) = ferz_nnue::embedded::bytes(variant) else { return Ok(None) };
+    let name = ledger.settings.run.net_name();
     let path = dir.join(best_file(0));
-    if !path.exists() {
-        let tmp = path.with_extension("tmp");
-        std::fs::create_dir_all(dir.join("best"))
-            .and_then(|()| std::fs::write(&tmp, bytes))
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|source| LoopError::Io { path: path.clone(), source })?;
+    if path.exists() {
+        let found = hash(&path)?;
+        return match &ledger.start_net {
+            Some(pinned) if *pinned != found => Err(LoopError::Ledger {
+                path,
+                reason: format!("SHA-256 {found}, but the ledger's generation 0 is the net with SHA-256 {pinned}"),
+            }),
+            Some(_) => Ok(false),
+            None => {
+                ledger.start_net = Some(found);
+                Ok(true)
+            }
+        };
     }
-    Ok(Some(path))
+    let Some(bytes) = ferz_nnue::embedded::bytes(variant) else {
+        return Err(LoopError::Ledger {
+            path,
+            reason: format!(
+                "missing, and this build embeds no {name} net to start from (loop.start = \"hand-tuned\" starts \
+                 from the hand-tuned evaluation)"
+            ),
+        });
+    };
+    let embedded_sha = sha256_bytes(bytes);
+    if let Some(pinned) = &ledger.start_net
+        && *pinned != embedded_sha
+    {
+        return Err(LoopError::Ledger {
+            path,
+            reason: format!(
+                "missing; the loop's generation 0 is the net with SHA-256 {pinned}, and this build embeds \
+                 another {name} net ({embedded_sha}): put that net here to continue the loop"
+            ),
+        });
+    }
+    std::fs::create_dir_all(dir.join("best")).map_err(|source| LoopError::Io { path: dir.join("best"), source })?;
+    // A name of this process's own: the tasks of a job array may pin side by side.
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|source| LoopError::Io { path: path.clone(), source })?;
+    let changed = ledger.start_net.is_none();
+    ledger.start_net = Some(embedded_sha);
+    Ok(changed)
+}
+
+/// Checks that the best net's file is the net the ledger names, before a generation plays it.
+fn check_best(dir: &Path, best: &NetRef) -> Result<(), LoopError> {
+    let (Some(file), Some(sha256)) = (&best.file, &best.sha256) else { return Ok(()) };
+    let path = dir.join(file);
+    let found = hash(&path)?;
+    if found != *sha256 {
+        return Err(LoopError::Ledger {
+            path,
+            reason: format!("SHA-256 {found}, but the ledger's generation {} is {sha256}", best.generation),
+        });
+    }
+    Ok(())
 }
 
 /// What a gate at fixed nodes cannot see: a net of another size searches at another speed, so
@@ -526,7 +591,7 @@ fn size_caveat(
     if settings.gate.nodes == 0 {
         return Ok(None);
     }
-    let Some(best_path) = initial_net(dir, settings, best)? else { return Ok(None) };
+    let Some(best_path) = initial_net(dir, best) else { return Ok(None) };
     let hidden = |path: &Path| {
         ferz_nnue::format::load(path, None)
             .map(|net| net.hidden())
@@ -714,5 +779,88 @@ impl std::io::Write for GateLog<'_> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::LoopConfig;
+
+    fn embedded_chess() -> &'static [u8] {
+        ferz_nnue::embedded::bytes(ferz_nnue::NetVariant::Chess).expect("the build embeds a chess net")
+    }
+
+    #[test]
+    fn generation_zero_is_pinned_to_the_net_the_loop_began_with() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let mut ledger = Ledger::new(LoopConfig::default());
+        assert!(pin_generation_zero(dir, &mut ledger).unwrap());
+        let file = dir.join(best_file(0));
+        assert_eq!(std::fs::read(&file).unwrap(), embedded_chess());
+        let pinned = ledger.start_net.clone().unwrap();
+        assert_eq!(pinned, sha256_bytes(embedded_chess()));
+        let best = ledger.best();
+        assert_eq!((best.generation, best.file, best.sha256), (0, Some(best_file(0)), Some(pinned.clone())));
+        assert!(ledger.generation_zero().starts_with("the chess net embedded when the loop began (SHA-256 "));
+        assert!(!pin_generation_zero(dir, &mut ledger).unwrap(), "a second opening changes nothing");
+
+        // Gone: written again from the binary, which still embeds that net.
+        std::fs::remove_file(&file).unwrap();
+        assert!(!pin_generation_zero(dir, &mut ledger).unwrap());
+        assert_eq!(std::fs::read(&file).unwrap(), embedded_chess());
+
+        // Another net in its place is refused, naming the file and both hashes.
+        std::fs::write(&file, b"another net").unwrap();
+        let error = pin_generation_zero(dir, &mut ledger).unwrap_err().to_string();
+        let other = sha256_bytes(b"another net");
+        assert!(error.contains("gen-0000.nnue") && error.contains(&other) && error.contains(&pinned), "{error}");
+
+        // Gone, and this build embeds another net: the loop cannot go on without the pinned one.
+        std::fs::remove_file(&file).unwrap();
+        ledger.start_net = Some("ab".repeat(32));
+        let error = pin_generation_zero(dir, &mut ledger).unwrap_err().to_string();
+        assert!(error.contains("missing") && error.contains(&"ab".repeat(32)) && error.contains(&pinned), "{error}");
+        assert!(!file.exists());
+    }
+
+    #[test]
+    fn a_ledger_from_before_the_pin_adopts_the_net_its_generations_played() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::create_dir_all(dir.join("best")).unwrap();
+        std::fs::write(dir.join(best_file(0)), b"the net of an earlier build").unwrap();
+        let mut ledger = Ledger::new(LoopConfig::default());
+        assert!(pin_generation_zero(dir, &mut ledger).unwrap());
+        assert_eq!(ledger.start_net, Some(sha256_bytes(b"the net of an earlier build")));
+    }
+
+    #[test]
+    fn the_hand_tuned_start_pins_no_net() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut settings = LoopConfig::default();
+        settings.run.start = StartingPoint::HandTuned;
+        let mut ledger = Ledger::new(settings);
+        assert!(!pin_generation_zero(tmp.path(), &mut ledger).unwrap());
+        assert_eq!(ledger.start_net, None);
+        assert!(!tmp.path().join(best_file(0)).exists());
+        assert_eq!((ledger.best().file, ledger.best().sha256), (None, None));
+        assert_eq!(ledger.generation_zero(), "the hand-tuned chess evaluation");
+    }
+
+    #[test]
+    fn a_best_net_that_is_not_the_ledgers_is_refused_before_it_plays() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::create_dir_all(dir.join("best")).unwrap();
+        std::fs::write(dir.join(best_file(2)), b"generation 2").unwrap();
+        let best = NetRef { generation: 2, file: Some(best_file(2)), sha256: Some(sha256_bytes(b"generation 2")) };
+        check_best(dir, &best).unwrap();
+        std::fs::write(dir.join(best_file(2)), b"generation 2, damaged").unwrap();
+        let error = check_best(dir, &best).unwrap_err().to_string();
+        assert!(error.contains("gen-0002.nnue") && error.contains("the ledger's generation 2"), "{error}");
+        std::fs::remove_file(dir.join(best_file(2))).unwrap();
+        assert!(check_best(dir, &best).unwrap_err().to_string().contains("gen-0002.nnue"));
     }
 }

@@ -19,7 +19,10 @@ use crate::{LoopError, Stage};
 /// The ledger's file in the loop directory.
 pub const LEDGER_FILE: &str = "ledger.json";
 /// The `format` of ledgers this build reads and writes.
-pub const LEDGER_FORMAT: &str = "ferz-loop-ledger/2";
+pub const LEDGER_FORMAT: &str = "ferz-loop-ledger/3";
+/// The format before the ledger pinned generation 0's net; read and brought up to
+/// [`LEDGER_FORMAT`] (the net is pinned when the loop is next opened).
+const LEDGER_FORMAT_2: &str = "ferz-loop-ledger/2";
 /// The format before generations recorded their recipes, when every generation was made with
 /// the ledger's settings; read and brought up to [`LEDGER_FORMAT`].
 const LEDGER_FORMAT_1: &str = "ferz-loop-ledger/1";
@@ -33,19 +36,23 @@ pub struct Ledger {
     /// The settings of the newest run, with the identity the loop began with (see
     /// [`LoopConfig::with_identity_of`]); each generation's recipe is in its record.
     pub settings: LoopConfig,
+    /// SHA-256 of generation 0's net, kept as `best/gen-0000.nnue`: for `loop.start =
+    /// "embedded"`, the net the binary embedded when the loop began, so that a later build
+    /// with another default net continues the same loop; none for the hand-tuned start.
+    pub start_net: Option<String>,
     /// The finished generations, from 1.
     pub generations: Vec<GenerationRecord>,
 }
 
-/// A net that plays: generation 0's (embedded or hand-tuned) or a promoted one.
+/// A net that plays: generation 0's (a net file, or the hand-tuned evaluation) or a promoted one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetRef {
     /// The generation that trained it (0: the starting point).
     pub generation: u32,
-    /// Its file in `best/`, relative to the loop directory (none for generation 0).
+    /// Its file in `best/`, relative to the loop directory (none for the hand-tuned start).
     pub file: Option<PathBuf>,
-    /// Its SHA-256 (none for generation 0).
+    /// Its SHA-256 (none for the hand-tuned start).
     pub sha256: Option<String>,
 }
 
@@ -187,7 +194,7 @@ impl Ledger {
     /// A new ledger for a loop with these settings.
     #[must_use]
     pub fn new(settings: LoopConfig) -> Ledger {
-        Ledger { format: LEDGER_FORMAT.to_owned(), settings, generations: Vec::new() }
+        Ledger { format: LEDGER_FORMAT.to_owned(), settings, start_net: None, generations: Vec::new() }
     }
 
     /// Reads the ledger of `dir`, if it has one.
@@ -204,7 +211,11 @@ impl Ledger {
         let format = value.get("format").and_then(serde_json::Value::as_str).unwrap_or("(none)");
         match format {
             LEDGER_FORMAT => {}
-            LEDGER_FORMAT_1 => upgrade_from_format_1(&mut value),
+            LEDGER_FORMAT_2 => upgrade_from_format_2(&mut value),
+            LEDGER_FORMAT_1 => {
+                upgrade_from_format_1(&mut value);
+                upgrade_from_format_2(&mut value);
+            }
             _ => return Err(error(format!("format {format:?}, this build reads {LEDGER_FORMAT:?}"))),
         }
         serde_json::from_value(value).map(Some).map_err(|e| error(e.to_string()))
@@ -242,7 +253,25 @@ impl Ledger {
                 file: Some(best_file(g.generation)),
                 sha256: Some(g.train.candidate.clone()),
             })
-            .unwrap_or(NetRef { generation: 0, file: None, sha256: None })
+            .unwrap_or_else(|| NetRef {
+                generation: 0,
+                file: self.start_net.as_ref().map(|_| best_file(0)),
+                sha256: self.start_net.clone(),
+            })
+    }
+
+    /// What generation 0 is: "the chess net embedded when the loop began (SHA-256
+    /// 963c51a8dddee214…)", "the hand-tuned Shatranj evaluation".
+    #[must_use]
+    pub fn generation_zero(&self) -> String {
+        match &self.start_net {
+            Some(sha256) => format!(
+                "the {} net embedded when the loop began (SHA-256 {}…)",
+                self.settings.run.net_name(),
+                short_sha(sha256)
+            ),
+            None => self.settings.run.generation_zero(),
+        }
     }
 
     /// Generations in a row, at the end, whose candidate was not promoted.
@@ -273,6 +302,21 @@ fn upgrade_from_format_1(ledger: &mut serde_json::Value) {
         }
     }
     ledger["format"] = serde_json::Value::from(LEDGER_FORMAT);
+}
+
+/// Adds the pin of generation 0's net that format 2 did not have; opening the loop sets it.
+fn upgrade_from_format_2(ledger: &mut serde_json::Value) {
+    if let Some(fields) = ledger.as_object_mut() {
+        fields.insert("start_net".to_owned(), serde_json::Value::Null);
+    }
+    ledger["format"] = serde_json::Value::from(LEDGER_FORMAT);
+}
+
+/// The first 16 characters of a SHA-256, as reports name a net (whole characters: a hand-edited
+/// ledger may hold any text there).
+#[must_use]
+pub fn short_sha(sha256: &str) -> String {
+    sha256.chars().take(16).collect()
 }
 
 /// "1 generation", "2 generations": how reports count them.

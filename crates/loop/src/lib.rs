@@ -194,10 +194,12 @@ pub fn open(dir: &Path, settings: &LoopConfig) -> Result<Ledger, LoopError> {
 fn open_as(dir: &Path, settings: &LoopConfig, write: bool) -> Result<Ledger, LoopError> {
     std::fs::create_dir_all(dir).map_err(|source| LoopError::Io { path: dir.to_path_buf(), source })?;
     let Some(mut ledger) = Ledger::load(dir)? else {
-        let ledger = Ledger::new(settings.clone());
+        let mut ledger = Ledger::new(settings.clone());
+        generation::pin_generation_zero(dir, &mut ledger)?;
         ledger.save(dir)?;
         return Ok(ledger);
     };
+    let pinned = generation::pin_generation_zero(dir, &mut ledger)?;
     // This run's settings, but for the loop's identity: a change of it would break the chain of
     // seeds and best nets the generations so far were made in.
     let allowed = settings.with_identity_of(&ledger.settings);
@@ -205,7 +207,7 @@ fn open_as(dir: &Path, settings: &LoopConfig, write: bool) -> Result<Ledger, Loo
     if let Some((key, was, now)) = ferz_dataset::manifest::first_difference(&json(&allowed), &json(settings), "") {
         return Err(LoopError::Settings { path: dir.join(ledger::LEDGER_FILE), key, was, now });
     }
-    if ledger.settings != allowed {
+    if ledger.settings != allowed || pinned {
         ledger.settings = allowed;
         if write {
             ledger.save(dir)?;

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use crate::LoopError;
 use crate::Stage;
 use crate::config::Recipe;
-use crate::ledger::{GenerationRecord, Ledger, generations};
+use crate::ledger::{GenerationRecord, Ledger, generations, short_sha};
 
 /// The Markdown report's file in the loop directory.
 pub const MARKDOWN_FILE: &str = "report.md";
@@ -189,17 +189,17 @@ fn summary_line(ledger: &Ledger) -> String {
         generations(ledger.generations.len()),
         ledger.generations.iter().filter(|g| g.promoted).count()
     );
-    let zero = ledger.settings.run.generation_zero();
+    let zero = ledger.generation_zero();
     let best = ledger.best();
-    let Some(sha256) = best.sha256.as_deref() else {
+    let Some(sha256) = best.sha256.as_deref().filter(|_| best.generation > 0) else {
         return format!("{finished}; the best net is generation 0, {zero}.");
     };
     let curve = cumulative_elo(&ledger.generations);
     let last = curve.last().expect("generation 0 is first");
     format!(
-        "{finished}; the best net is generation {} (SHA-256 {}…), {:+.1} ± {:.1} Elo over generation 0 ({zero}).",
+        "{finished}; the best net is generation {} (SHA-256 {}…), {:+.1} ± {:.1} Elo over generation 0, {zero}.",
         best.generation,
-        &sha256[..16.min(sha256.len())],
+        short_sha(sha256),
         last.elo,
         last.margin,
     )

@@ -28,6 +28,8 @@ pub struct LoopStatus {
     pub finished: Vec<GenerationRecord>,
     /// The best net.
     pub best: NetRef,
+    /// What generation 0 is (with its net's SHA-256 when it is a net).
+    pub generation_zero: String,
     /// The generation after the finished ones.
     pub next: NextGeneration,
 }
@@ -77,7 +79,13 @@ pub fn status(dir: &Path) -> Result<LoopStatus, LoopError> {
     } else {
         NextGeneration::NotBegun(g)
     };
-    Ok(LoopStatus { best: ledger.best(), finished: ledger.generations, settings: ledger.settings, next })
+    Ok(LoopStatus {
+        best: ledger.best(),
+        generation_zero: ledger.generation_zero(),
+        finished: ledger.generations,
+        settings: ledger.settings,
+        next,
+    })
 }
 
 fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> Result<GenerationStatus, LoopError> {
@@ -129,11 +137,13 @@ fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> 
 impl fmt::Display for LoopStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let run = &self.settings.run;
-        let start = run.generation_zero();
+        let start = &self.generation_zero;
         writeln!(f, "seed {}, generation 0: {start}", run.seed)?;
         let best = match &self.best.file {
-            Some(file) => format!("generation {} ({})", self.best.generation, file.display()),
-            None => format!("generation 0 ({start})"),
+            Some(file) if self.best.generation > 0 => {
+                format!("generation {} ({})", self.best.generation, file.display())
+            }
+            _ => format!("generation 0, {start}"),
         };
         for record in &self.finished {
             writeln!(f, "{}", record.summary())?;

@@ -787,6 +787,14 @@ mod tests {
     use super::*;
     use crate::config::LoopConfig;
 
+    /// A loop directory holding `bytes` as the best net of `generation`.
+    fn with_best_net(generation: u32, bytes: &[u8]) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("best")).unwrap();
+        std::fs::write(tmp.path().join(best_file(generation)), bytes).unwrap();
+        tmp
+    }
+
     fn embedded_chess() -> &'static [u8] {
         ferz_nnue::embedded::bytes(ferz_nnue::NetVariant::Chess).expect("the build embeds a chess net")
     }
@@ -827,10 +835,8 @@ mod tests {
 
     #[test]
     fn a_ledger_from_before_the_pin_adopts_the_net_its_generations_played() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = with_best_net(0, b"the net of an earlier build");
         let dir = tmp.path();
-        std::fs::create_dir_all(dir.join("best")).unwrap();
-        std::fs::write(dir.join(best_file(0)), b"the net of an earlier build").unwrap();
         let mut ledger = Ledger::new(LoopConfig::default());
         assert!(pin_generation_zero(dir, &mut ledger).unwrap());
         assert_eq!(ledger.start_net, Some(sha256_bytes(b"the net of an earlier build")));
@@ -851,10 +857,8 @@ mod tests {
 
     #[test]
     fn a_best_net_that_is_not_the_ledgers_is_refused_before_it_plays() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = with_best_net(2, b"generation 2");
         let dir = tmp.path();
-        std::fs::create_dir_all(dir.join("best")).unwrap();
-        std::fs::write(dir.join(best_file(2)), b"generation 2").unwrap();
         let best = NetRef { generation: 2, file: Some(best_file(2)), sha256: Some(sha256_bytes(b"generation 2")) };
         check_best(dir, &best).unwrap();
         std::fs::write(dir.join(best_file(2)), b"generation 2, damaged").unwrap();

@@ -218,6 +218,7 @@ impl Ledger {
             }
             _ => return Err(error(format!("format {format:?}, this build reads {LEDGER_FORMAT:?}"))),
         }
+        value["format"] = serde_json::Value::from(LEDGER_FORMAT);
         serde_json::from_value(value).map(Some).map_err(|e| error(e.to_string()))
     }
 
@@ -301,7 +302,6 @@ fn upgrade_from_format_1(ledger: &mut serde_json::Value) {
             generation.insert("recipe".to_owned(), recipe.clone());
         }
     }
-    ledger["format"] = serde_json::Value::from(LEDGER_FORMAT);
 }
 
 /// Adds the pin of generation 0's net that format 2 did not have; opening the loop sets it.
@@ -309,7 +309,6 @@ fn upgrade_from_format_2(ledger: &mut serde_json::Value) {
     if let Some(fields) = ledger.as_object_mut() {
         fields.insert("start_net".to_owned(), serde_json::Value::Null);
     }
-    ledger["format"] = serde_json::Value::from(LEDGER_FORMAT);
 }
 
 /// The first 16 characters of a SHA-256, as reports name a net (whole characters: a hand-edited

@@ -199,7 +199,6 @@ fn open_as(dir: &Path, settings: &LoopConfig, write: bool) -> Result<Ledger, Loo
         ledger.save(dir)?;
         return Ok(ledger);
     };
-    let pinned = generation::pin_generation_zero(dir, &mut ledger)?;
     // This run's settings, but for the loop's identity: a change of it would break the chain of
     // seeds and best nets the generations so far were made in.
     let allowed = settings.with_identity_of(&ledger.settings);
@@ -207,6 +206,7 @@ fn open_as(dir: &Path, settings: &LoopConfig, write: bool) -> Result<Ledger, Loo
     if let Some((key, was, now)) = ferz_dataset::manifest::first_difference(&json(&allowed), &json(settings), "") {
         return Err(LoopError::Settings { path: dir.join(ledger::LEDGER_FILE), key, was, now });
     }
+    let pinned = generation::pin_generation_zero(dir, &mut ledger)?;
     if ledger.settings != allowed || pinned {
         ledger.settings = allowed;
         if write {

@@ -3,7 +3,7 @@
 //! its two options are from a known optimum; a run killed with SIGKILL and resumed ends where
 //! an uninterrupted one does; ferz lists and reads its own search parameters.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use ferz_tests::{TempDir, UciProcess, ferz_binary, run_ferz};
@@ -13,6 +13,11 @@ const OPTIMUM: (f64, f64) = (40.0, -30.0);
 
 /// Writes a settings file tuning the fake engine for `iterations` into `dir/run`.
 fn settings(dir: &Path, iterations: u64) -> std::path::PathBuf {
+    settings_for(dir, iterations, Path::new(env!("CARGO_BIN_EXE_fake-uci")))
+}
+
+/// [`settings`] with the fake engine at `engine`.
+fn settings_for(dir: &Path, iterations: u64, engine: &Path) -> std::path::PathBuf {
     let params = dir.join("fake.spsa");
     std::fs::write(&params, "Alpha, int, 0, -100, 100, 8, 0.05\nBeta, int, 0, -100, 100, 8, 0.05\n").unwrap();
     let config = dir.join("spsa.toml");
@@ -21,7 +26,7 @@ fn settings(dir: &Path, iterations: u64) -> std::path::PathBuf {
          [spsa]\niterations = {iterations}\nseed = 7\n\n\
          [games]\ntc = \"\"\nnodes = 1\npairs_per_iteration = 4\nconcurrency = 2\nrandom_plies = 4\n\
          draw_adjudication = \"\"\nresign_adjudication = \"\"\n\n[output]\ndir = \"{}\"\n",
-        env!("CARGO_BIN_EXE_fake-uci"),
+        engine.display(),
         params.display(),
         dir.join("run").display()
     );
@@ -72,7 +77,9 @@ fn spsa_moves_a_fake_engine_toward_its_optimum() {
     };
     assert!((moved("Alpha") - end.0).abs() <= 0.01 && (moved("Beta") - end.1).abs() <= 0.01, "{end:?} {status}");
     let furthest = if end.0.abs() >= end.1.abs() { "Alpha" } else { "Beta" };
-    assert!(status.lines().nth(2).unwrap().starts_with(furthest), "{status}");
+    let first_row = status.lines().skip_while(|l| !l.starts_with("parameter")).nth(1).unwrap();
+    assert!(first_row.starts_with(furthest), "{status}");
+    assert!(status.contains(&format!("engine from iteration 1: {}", env!("CARGO_BIN_EXE_fake-uci"))), "{status}");
     let output = run_ferz(&["spsa", "status", dir.path().to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.code() == Some(1) && stderr.contains("no state.json"), "{stderr}");
@@ -137,6 +144,77 @@ fn a_state_from_other_settings_is_refused() {
     std::fs::write(&config, "[spsa]\niteratons = 3\n").unwrap();
     let (code, _, stderr) = spsa(&config);
     assert!(code == 1 && stderr.contains("iteratons"), "{stderr}");
+}
+
+/// A finished 4-iteration run on a copy of the fake engine, cut back to what a kill after
+/// iteration 2 leaves; `edit` changes the state further. Returns the engine's copy, the settings
+/// and the state file.
+fn run_cut_after_two(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) -> (PathBuf, PathBuf, PathBuf) {
+    let engine = dir.join("fake-uci");
+    std::fs::copy(env!("CARGO_BIN_EXE_fake-uci"), &engine).unwrap();
+    let config = settings_for(dir, 4, &engine);
+    let (code, stdout, stderr) = spsa(&config);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let state_path = dir.join("run/state.json");
+    let mut state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    state["iterations"].as_array_mut().unwrap().truncate(2);
+    edit(&mut state);
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    (engine, config, state_path)
+}
+
+fn engines(state_path: &Path) -> Vec<serde_json::Value> {
+    let state: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(state_path).unwrap()).unwrap();
+    state["engines"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn a_changed_engine_program_is_refused_unless_accepted() {
+    let dir = TempDir::new("spsa-engine");
+    let (engine, config, state_path) = run_cut_after_two(dir.path(), |_| ());
+    let recorded = engines(&state_path);
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded[0]["from_iteration"], 1);
+    // A rebuilt engine: other bytes at the same path (an executable runs with bytes appended).
+    let mut bytes = std::fs::read(&engine).unwrap();
+    bytes.extend_from_slice(b"\0rebuilt");
+    std::fs::write(&engine, bytes).unwrap();
+    let before = std::fs::read_to_string(&state_path).unwrap();
+    let (code, stdout, stderr) = spsa(&config);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("engine program changed")
+            && stderr.contains("from iteration 1")
+            && stderr.contains("--accept-engine-change"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&state_path).unwrap(), before, "a refused run changed its state");
+
+    let output = run_ferz(&["spsa", "run", "--config", config.to_str().unwrap(), "--accept-engine-change"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("From iteration 3 on, the engine is"), "{stdout}");
+    let recorded = engines(&state_path);
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    assert_eq!(recorded[1]["from_iteration"], 3);
+    assert_ne!(recorded[0]["sha256"], recorded[1]["sha256"]);
+    let status = run_ferz(&["spsa", "status", dir.path().join("run").to_str().unwrap()]);
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(status.contains("engine from iteration 1") && status.contains("engine from iteration 3"), "{status}");
+}
+
+#[test]
+fn a_state_without_its_engine_records_the_one_that_resumes_it() {
+    let dir = TempDir::new("spsa-no-engine");
+    let (_, config, state_path) = run_cut_after_two(dir.path(), |state| {
+        state.as_object_mut().unwrap().remove("engines");
+    });
+    let (code, stdout, stderr) = spsa(&config);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("From iteration 3 on, the engine is"), "{stdout}");
+    let recorded = engines(&state_path);
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded[0]["from_iteration"], 3);
 }
 
 #[test]

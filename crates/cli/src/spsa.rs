@@ -44,6 +44,10 @@ pub struct SpsaRunArgs {
     /// The output directory, instead of `output.dir`.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Resume even though the engine program changed since the last iteration (a rebuilt
+    /// engine); the state records from which iteration the new one plays.
+    #[arg(long)]
+    accept_engine_change: bool,
 }
 
 /// Runs `ferz spsa`. Exit codes: 0 when the run finished (or the parameters were printed), 130
@@ -93,7 +97,7 @@ fn tune(args: &SpsaRunArgs) -> anyhow::Result<ExitCode> {
     let control = Arc::new(SpsaControl::default());
     install_interrupt(&control)?;
     let self_exe = std::env::current_exe().context("cannot find the ferz executable")?;
-    let outcome = run_spsa(&config, &params, &self_exe, &control, &mut std::io::stdout())?;
+    let outcome = run_spsa(&config, &params, &self_exe, args.accept_engine_change, &control, &mut std::io::stdout())?;
     let games = outcome.elapsed.as_secs_f64();
     println!(
         "{} games in {:.0} s ({:.0} games/h); the tuner's own share of the wall time: {:.3}%",

@@ -21,4 +21,4 @@ pub mod state;
 pub use config::SpsaConfig;
 pub use param::{SpsaParam, parse_openbench};
 pub use run::{RunError, SpsaControl, run_spsa};
-pub use state::State;
+pub use state::{EngineRecord, State};

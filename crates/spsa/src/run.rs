@@ -13,7 +13,7 @@ use ferz_settings::InvalidSetting;
 
 use crate::config::{Resolved, SpsaConfig};
 use crate::param::SpsaParam;
-use crate::state::{Iteration, State, StateError};
+use crate::state::{EngineRecord, Iteration, State, StateError};
 
 /// Why a run stopped before its end.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +33,29 @@ pub enum RunError {
     /// The games could not be played (an engine does not start or lacks an option).
     #[error(transparent)]
     Match(#[from] MatchError),
+    /// The engine program cannot be found or read (to record which engine plays).
+    #[error("engine program {program}: {error}")]
+    EngineProgram {
+        /// The program as configured.
+        program: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A resumed run's engine program is not the one that played its last iterations.
+    #[error(
+        "{state}: the engine program changed: {} has SHA-256 {}, the one that played from iteration {} on had {}; \
+         a run goes on with the engine it was playing. To go on with the new one, add --accept-engine-change \
+         (the state records from which iteration it plays), or use another output.dir",
+        now.program, short(&now.sha256), was.from_iteration, short(&was.sha256)
+    )]
+    EngineChanged {
+        /// The state file.
+        state: String,
+        /// The engine that played the last iterations.
+        was: Box<EngineRecord>,
+        /// The engine found now.
+        now: Box<EngineRecord>,
+    },
     /// The output directory cannot be created.
     #[error("cannot create {path}: {error}")]
     Output {
@@ -95,15 +118,18 @@ fn fingerprint(config: &SpsaConfig, params: &[SpsaParam]) -> serde_json::Value {
 }
 
 /// Runs (or resumes) the tuning of `params` as `config` says, writing progress lines to `log`.
-/// `self_exe` is the program `engine.command = "ferz"` runs, as `ferz uci --tune`.
+/// `self_exe` is the program `engine.command = "ferz"` runs, as `ferz uci --tune`. A resumed run
+/// refuses an engine program whose SHA-256 differs from the one that played its last iterations,
+/// unless `accept_engine_change`.
 ///
 /// # Errors
-/// Bad settings, an unreadable book, a state from other settings, an engine that cannot be
-/// started or a file that cannot be written.
+/// Bad settings, an unreadable book, a state from other settings, a changed engine, an engine
+/// that cannot be started or a file that cannot be written.
 pub fn run_spsa(
     config: &SpsaConfig,
     params: &[SpsaParam],
     self_exe: &Path,
+    accept_engine_change: bool,
     control: &SpsaControl,
     log: &mut dyn Write,
 ) -> Result<Outcome, RunError> {
@@ -118,20 +144,46 @@ pub fn run_spsa(
             let _ = writeln!(log, "Resuming {} after iteration {}", state_path.display(), state.iterations.len());
             state
         }
-        None => State { settings, params: params.to_vec(), iterations: Vec::new() },
+        None => State { settings, params: params.to_vec(), engines: Vec::new(), iterations: Vec::new() },
     };
     let book = if config.games.book.as_os_str().is_empty() {
         None
     } else {
         Some(load_book(&config.games.book, resolved.variant, None).map_err(|e| RunError::Book(e.to_string()))?)
     };
-    let command = match resolved.command.clone() {
+    let (command, program) = match resolved.command.clone() {
         // ferz lists its search parameters only when asked.
-        EngineCommand::Ferz => {
-            EngineCommand::External { program: self_exe.to_owned(), args: vec!["uci".to_owned(), "--tune".to_owned()] }
+        EngineCommand::Ferz => (
+            EngineCommand::External { program: self_exe.to_owned(), args: vec!["uci".to_owned(), "--tune".to_owned()] },
+            self_exe.to_owned(),
+        ),
+        EngineCommand::External { program, args } => {
+            (EngineCommand::External { program: program.clone(), args }, program)
         }
-        other => other,
     };
+    let engine = identify(&program, state.iterations.len() as u64 + 1)?;
+    match state.engines.last() {
+        Some(last) if last.sha256 == engine.sha256 => {}
+        Some(last) if !accept_engine_change => {
+            return Err(RunError::EngineChanged {
+                state: state_path.display().to_string(),
+                was: Box::new(last.clone()),
+                now: Box::new(engine),
+            });
+        }
+        last => {
+            if last.is_some() || !state.iterations.is_empty() {
+                let _ = writeln!(
+                    log,
+                    "From iteration {} on, the engine is {} (SHA-256 {})",
+                    engine.from_iteration,
+                    engine.program,
+                    short(&engine.sha256)
+                );
+            }
+            state.engines.push(engine);
+        }
+    }
     let n = config.spsa.iterations;
     let pairs = config.games.pairs_per_iteration;
     let _ = writeln!(
@@ -205,6 +257,26 @@ pub fn run_spsa(
     }
     let _ = writeln!(log, "Done: {}", dir.join("result.params").display());
     Ok(Outcome { state, finished: true, elapsed: started.elapsed(), overhead, games })
+}
+
+/// The engine record of `program` (a path, or a name looked up on `PATH` as a child process's
+/// program is) playing from iteration `from_iteration` on.
+fn identify(program: &Path, from_iteration: u64) -> Result<EngineRecord, RunError> {
+    let error = |error| RunError::EngineProgram { program: program.display().to_string(), error };
+    let file = if program.components().count() > 1 {
+        program.to_owned()
+    } else {
+        std::env::var_os("PATH")
+            .and_then(|paths| std::env::split_paths(&paths).map(|dir| dir.join(program)).find(|path| path.is_file()))
+            .ok_or_else(|| error(std::io::Error::new(std::io::ErrorKind::NotFound, "not found on PATH")))?
+    };
+    let (sha256, _) = ferz_dataset::manifest::sha256_file(&file).map_err(error)?;
+    Ok(EngineRecord { from_iteration, program: file.display().to_string(), sha256 })
+}
+
+/// The first 16 characters of a hash, for messages.
+fn short(sha256: &str) -> &str {
+    sha256.get(..16).unwrap_or(sha256)
 }
 
 /// `h:mm`.

@@ -23,7 +23,19 @@ pub struct Iteration {
     pub theta: Vec<f64>,
 }
 
-/// A run: its settings (to refuse resuming with other ones) and its iterations so far.
+/// The engine program that played from an iteration on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineRecord {
+    /// The first iteration it played.
+    pub from_iteration: u64,
+    /// The program, as the run found it.
+    pub program: String,
+    /// The SHA-256 of the program file, lower-case hex.
+    pub sha256: String,
+}
+
+/// A run: its settings (to refuse resuming with other ones), the engine programs that played
+/// it and its iterations so far.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
     /// The settings that decide the trajectory, as JSON: the parameters, the algorithm and the
@@ -31,6 +43,10 @@ pub struct State {
     pub settings: serde_json::Value,
     /// The parameters.
     pub params: Vec<SpsaParam>,
+    /// The engine programs, in order: one unless a resumed run was told to accept a changed
+    /// engine. Empty in states written before the engine was recorded.
+    #[serde(default)]
+    pub engines: Vec<EngineRecord>,
     /// The finished iterations, in order.
     pub iterations: Vec<Iteration>,
 }
@@ -124,6 +140,15 @@ impl State {
             None => format!("{done} iterations"),
         };
         let _ = writeln!(text, ", {} games; the θ + c·Δ side scored +{w} ={d} -{l}", w + d + l);
+        for engine in &self.engines {
+            let _ = writeln!(
+                text,
+                "engine from iteration {}: {} (SHA-256 {})",
+                engine.from_iteration,
+                engine.program,
+                engine.sha256.get(..16).unwrap_or(&engine.sha256)
+            );
+        }
         let theta = self.theta();
         let mut rows: Vec<(&SpsaParam, f64)> = self.params.iter().zip(theta).collect();
         rows.sort_by(|(a, x), (b, y)| ((y - b.start) / b.c_end).abs().total_cmp(&((x - a.start) / a.c_end).abs()));

@@ -201,6 +201,11 @@ fn a_changed_engine_program_is_refused_unless_accepted() {
     let status = run_ferz(&["spsa", "status", dir.path().join("run").to_str().unwrap()]);
     let status = String::from_utf8_lossy(&status.stdout);
     assert!(status.contains("engine from iteration 1") && status.contains("engine from iteration 3"), "{status}");
+    // A finished run plays nothing more, so another program at the path does not stop it.
+    std::fs::copy(env!("CARGO_BIN_EXE_fake-uci"), &engine).unwrap();
+    let (code, stdout, stderr) = spsa(&config);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(engines(&state_path).len(), 2);
 }
 
 #[test]

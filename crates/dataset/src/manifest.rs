@@ -207,6 +207,13 @@ pub fn sha256_bytes(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// The first 16 characters of a SHA-256, as messages and reports name a file (whole characters:
+/// a hand-edited ledger or state may hold any text there).
+#[must_use]
+pub fn short_sha(sha256: &str) -> String {
+    sha256.chars().take(16).collect()
+}
+
 fn hex(digest: &[u8]) -> String {
     digest.iter().fold(String::with_capacity(64), |mut s, b| {
         use std::fmt::Write as _;

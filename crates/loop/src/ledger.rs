@@ -269,7 +269,7 @@ impl Ledger {
             Some(sha256) => format!(
                 "the {} net embedded when the loop began (SHA-256 {}…)",
                 self.settings.run.net_name(),
-                short_sha(sha256)
+                ferz_dataset::manifest::short_sha(sha256)
             ),
             None => self.settings.run.generation_zero(),
         }
@@ -309,13 +309,6 @@ fn upgrade_from_format_2(ledger: &mut serde_json::Value) {
     if let Some(fields) = ledger.as_object_mut() {
         fields.insert("start_net".to_owned(), serde_json::Value::Null);
     }
-}
-
-/// The first 16 characters of a SHA-256, as reports name a net (whole characters: a hand-edited
-/// ledger may hold any text there).
-#[must_use]
-pub fn short_sha(sha256: &str) -> String {
-    sha256.chars().take(16).collect()
 }
 
 /// "1 generation", "2 generations": how reports count them.

@@ -8,12 +8,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use ferz_dataset::manifest::short_sha;
 use plotters::prelude::*;
 
 use crate::LoopError;
 use crate::Stage;
 use crate::config::Recipe;
-use crate::ledger::{GenerationRecord, Ledger, generations, short_sha};
+use crate::ledger::{GenerationRecord, Ledger, generations};
 
 /// The Markdown report's file in the loop directory.
 pub const MARKDOWN_FILE: &str = "report.md";

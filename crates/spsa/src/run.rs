@@ -9,6 +9,7 @@ use ferz_arena::{
     OpeningSettings, Timeouts, load_book, run_match, schedule,
 };
 use ferz_chess::SplitMix64;
+use ferz_dataset::manifest::short_sha;
 use ferz_settings::InvalidSetting;
 
 use crate::config::{Resolved, SpsaConfig};
@@ -46,7 +47,7 @@ pub enum RunError {
         "{state}: the engine program changed: {} has SHA-256 {}, the one that played from iteration {} on had {}; \
          a run goes on with the engine it was playing. To go on with the new one, add --accept-engine-change \
          (the state records from which iteration it plays), or use another output.dir",
-        now.program, short(&now.sha256), was.from_iteration, short(&was.sha256)
+        now.program, short_sha(&now.sha256), was.from_iteration, short_sha(&was.sha256)
     )]
     EngineChanged {
         /// The state file.
@@ -161,24 +162,27 @@ pub fn run_spsa(
             (EngineCommand::External { program: program.clone(), args }, program)
         }
     };
-    let engine = identify(&program, state.iterations.len() as u64 + 1)?;
-    match state.engines.last() {
-        Some(last) if last.sha256 == engine.sha256 => {}
-        Some(last) if !accept_engine_change => {
+    // A finished run plays no more games, so whatever program sits at the path now is no concern.
+    let done = state.iterations.len() as u64;
+    let engine = if done < config.spsa.iterations { Some(identify(&program, done + 1)?) } else { None };
+    match (state.engines.last(), engine) {
+        (_, None) => {}
+        (Some(last), Some(engine)) if last.sha256 == engine.sha256 => {}
+        (Some(last), Some(engine)) if !accept_engine_change => {
             return Err(RunError::EngineChanged {
                 state: state_path.display().to_string(),
                 was: Box::new(last.clone()),
                 now: Box::new(engine),
             });
         }
-        last => {
-            if last.is_some() || !state.iterations.is_empty() {
+        (last, Some(engine)) => {
+            if last.is_some() || done > 0 {
                 let _ = writeln!(
                     log,
                     "From iteration {} on, the engine is {} (SHA-256 {})",
                     engine.from_iteration,
                     engine.program,
-                    short(&engine.sha256)
+                    short_sha(&engine.sha256)
                 );
             }
             state.engines.push(engine);
@@ -272,11 +276,6 @@ fn identify(program: &Path, from_iteration: u64) -> Result<EngineRecord, RunErro
     };
     let (sha256, _) = ferz_dataset::manifest::sha256_file(&file).map_err(error)?;
     Ok(EngineRecord { from_iteration, program: file.display().to_string(), sha256 })
-}
-
-/// The first 16 characters of a hash, for messages.
-fn short(sha256: &str) -> &str {
-    sha256.get(..16).unwrap_or(sha256)
 }
 
 /// `h:mm`.

@@ -146,7 +146,7 @@ impl State {
                 "engine from iteration {}: {} (SHA-256 {})",
                 engine.from_iteration,
                 engine.program,
-                engine.sha256.get(..16).unwrap_or(&engine.sha256)
+                ferz_dataset::manifest::short_sha(&engine.sha256)
             );
         }
         let theta = self.theta();

@@ -98,8 +98,9 @@ tunables! {
     NMP_MIN_DEPTH = 3 in 1..=6 step 1;
     /// The null move's base reduction...
     NMP_BASE_REDUCTION = 3 in 1..=6 step 1;
-    /// ...plus one ply for every this many plies of depth...
-    NMP_DEPTH_DIVISOR = 3 in 2..=8 step 1;
+    /// ...plus one ply for every this many hundredths of a ply of depth (hundredths, so that a
+    /// tuner can settle between whole plies)...
+    NMP_DEPTH_DIVISOR_X100 = 300 in 200..=800 step 40;
     /// ...plus one ply for every this many centipawns the evaluation beats beta by...
     NMP_EVAL_DIVISOR = 200 in 80..=400 step 20;
     /// ...up to this many plies for the evaluation term.
@@ -133,8 +134,9 @@ tunables! {
     SINGULAR_MIN_DEPTH = 8 in 4..=12 step 1;
     /// ...when the table entry is at most this many plies shallower than the node.
     SINGULAR_TT_DEPTH_MARGIN = 3 in 1..=6 step 1;
-    /// The singular search's window sits this much per ply of depth below the table score.
-    SINGULAR_MARGIN_PER_DEPTH = 2 in 1..=6 step 1;
+    /// The singular search's window sits this many sixteenths of a centipawn per ply of depth
+    /// below the table score.
+    SINGULAR_MARGIN_PER_DEPTH_X16 = 32 in 8..=96 step 6;
     /// Falling this far below the singular window earns a double extension (non-PV nodes).
     DOUBLE_EXTENSION_MARGIN = 20 in 0..=60 step 4;
 
@@ -177,8 +179,9 @@ tunables! {
     TM_HARD_CLOCK_SHARE = 50 in 20..=80 step 4;
     /// ...plus this share (percent) of the increment.
     TM_HARD_INCREMENT_SHARE = 50 in 0..=100 step 6;
-    /// Time management: the hard limit is this many soft limits (within its cap).
-    TM_HARD_SOFT_RATIO = 4 in 2..=8 step 1;
+    /// Time management: the hard limit is this share (percent) of the soft limit (within its
+    /// cap).
+    TM_HARD_SOFT_SHARE = 400 in 200..=800 step 30;
     /// Time management: the soft limit's scale starts at this (percent)...
     TM_CHANGES_BASE = 70 in 30..=120 step 6;
     /// ...plus this (percent) per recent best-move change (at most two)...

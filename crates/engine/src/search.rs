@@ -512,7 +512,7 @@ impl Worker {
                 && beta > -MATE_BOUND
             {
                 let reduction = NMP_BASE_REDUCTION.get()
-                    + depth / NMP_DEPTH_DIVISOR.get()
+                    + depth * 100 / NMP_DEPTH_DIVISOR_X100.get()
                     + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_MAX_EVAL_REDUCTION.get());
                 let mut child = *pos;
                 child.play_null();
@@ -600,7 +600,7 @@ impl Worker {
                     && e.bound != Bound::Upper
                     && !is_mate(e.score)
             }) {
-                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH.get() * depth;
+                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH_X16.get() * depth / 16;
                 self.frames[ply].excluded = Some(mv);
                 let score = self.negamax::<false>(
                     pos,

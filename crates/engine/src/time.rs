@@ -7,7 +7,7 @@ use ferz_chess::Color;
 use crate::SearchLimits;
 use crate::params::{
     STALL_ALLOWANCE, TM_CHANGES_BASE, TM_CHANGES_WEIGHT, TM_DROP_DIVISOR, TM_DROP_MAX, TM_HARD_CLOCK_SHARE,
-    TM_HARD_INCREMENT_SHARE, TM_HARD_SOFT_RATIO, TM_INCREMENT_SHARE, TM_LAST_MOVE_SHARE, TM_SHARE_OFFSET,
+    TM_HARD_INCREMENT_SHARE, TM_HARD_SOFT_SHARE, TM_INCREMENT_SHARE, TM_LAST_MOVE_SHARE, TM_SHARE_OFFSET,
     TM_SHARE_WEIGHT, TM_SUDDEN_DEATH_MOVES, Tunable, percent,
 };
 
@@ -58,7 +58,7 @@ impl TimeBudget {
             usable * share(&TM_HARD_CLOCK_SHARE) / 100 + net_increment * share(&TM_HARD_INCREMENT_SHARE) / 100
         };
         let soft = soft.min(hard_cap).max(Duration::from_millis(1));
-        let hard = (soft * share(&TM_HARD_SOFT_RATIO)).min(hard_cap).max(soft);
+        let hard = (soft * share(&TM_HARD_SOFT_SHARE) / 100).min(hard_cap).max(soft);
         TimeBudget { start, soft: Some(soft), hard: Some(hard) }
     }
 

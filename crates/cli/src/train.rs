@@ -45,7 +45,8 @@ pub struct TrainArgs {
     /// Positions per batch (overrides `train.batch_size`).
     #[arg(long)]
     batch_size: Option<usize>,
-    /// Start from this net's weights instead of random ones: fine-tune it (overrides `net.init`).
+    /// Start from this net's weights instead of random ones: fine-tune it, widened first when
+    /// `--hidden` is larger (overrides `net.init`).
     #[arg(long, value_name = "NET")]
     init: Option<PathBuf>,
     /// Continue the run in the output directory from its checkpoint.

@@ -175,6 +175,37 @@ impl Network {
         }
     }
 
+    /// The same function with `hidden` neurons per perspective (at least as many as now): the
+    /// present neurons are kept, and each new one gets small random feature weights (as
+    /// [`Network::random`] draws them), a zero bias and zero output weights. The output is
+    /// unchanged, and training can put the new neurons to use: their output weights get a
+    /// gradient at once, their feature weights as soon as those move. So a bigger net starts
+    /// where the smaller one stands instead of from random play.
+    ///
+    /// # Panics
+    /// If `hidden` is smaller than the present size.
+    #[must_use]
+    pub fn widened(&self, hidden: usize, seed: u64) -> Network {
+        let (old, new) = (self.layout, Layout { hidden });
+        assert!(hidden >= old.hidden, "a net of {} neurons cannot widen to {hidden}", old.hidden);
+        let fresh = Network::random(hidden, self.activation, seed);
+        let mut params = vec![0.0; new.len()];
+        for feature in 0..INPUTS {
+            let (from, to) = (feature * old.hidden, feature * new.hidden);
+            params[to..to + old.hidden].copy_from_slice(&self.params[from..from + old.hidden]);
+            params[to + old.hidden..to + new.hidden].copy_from_slice(&fresh.params[to + old.hidden..to + new.hidden]);
+        }
+        let bias = new.feature_bias().start;
+        params[bias..bias + old.hidden].copy_from_slice(&self.params[old.feature_bias()]);
+        let (old_out, new_out) = (old.output_weights().start, new.output_weights().start);
+        for side in 0..2 {
+            params[new_out + side * new.hidden..][..old.hidden]
+                .copy_from_slice(&self.params[old_out + side * old.hidden..][..old.hidden]);
+        }
+        params[new.output_bias()] = self.params[old.output_bias()];
+        Network { layout: new, activation: self.activation, params }
+    }
+
     /// Clips every weight and bias of the first layer and the output weights to `±clip`.
     pub fn clip(&mut self, clip: f32) {
         let end = self.layout.output_bias();
@@ -322,6 +353,34 @@ mod tests {
     #[test]
     fn gradients_match_finite_differences_screlu() {
         gradient_check(Activation::Screlu);
+    }
+
+    #[test]
+    fn a_widened_net_computes_the_same_and_its_new_neurons_learn() {
+        let mut small = Network::random(8, Activation::Screlu, 5);
+        let mut rng = SplitMix64::new(4);
+        for p in &mut small.params {
+            *p += ((rng.next_u64() % 1000) as f32 / 1000.0 - 0.3) * 0.6;
+        }
+        let wide = small.widened(24, 6);
+        assert_eq!(wide.layout.hidden, 24);
+        let positions: [(&[u16], &[u16]); 3] =
+            [(&[3, 70, 200, 321], &[10, 64, 250, 390]), (&[0, 767], &[1, 766]), (&[400, 401, 402], &[5, 6, 700])];
+        for (stm, nstm) in positions {
+            let (before, after) = (small.evaluate(stm, nstm), wide.evaluate(stm, nstm));
+            assert!((before - after).abs() < 1e-5, "{before} became {after}");
+        }
+        // The new neurons have random feature weights and no say in the output yet...
+        let (n, out) = (24, wide.layout.output_weights().start);
+        assert!(wide.params[..768 * n].chunks(n).all(|row| row[8..].iter().any(|&w| w != 0.0)));
+        assert!((0..2).all(|side| wide.params[out + side * n + 8..out + side * n + n].iter().all(|&w| w == 0.0)));
+        // ...and a gradient step gives them one.
+        let mut grad = vec![0.0; wide.layout.len()];
+        let (stm, nstm) = positions[0];
+        backprop(&wide, stm, nstm, 0.9, 1.0, &mut grad, &mut Scratch::new(n));
+        assert!(grad[out + 8..out + n].iter().any(|&g| g != 0.0));
+        // Widening to the same size changes nothing.
+        assert_eq!(small.widened(8, 6), small);
     }
 
     #[test]

@@ -295,7 +295,8 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
     })
 }
 
-/// The weights a fresh run starts from: random, or the net file `net.init` names.
+/// The weights a fresh run starts from: random, or the net file `net.init` names (widened to
+/// `net.hidden` when that is bigger).
 fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
     let path = &config.net.init;
     if path.as_os_str().is_empty() {
@@ -305,13 +306,13 @@ fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
     let quantised = ferz_nnue::format::load(path, Some(crate::export::nnue_variant(config.data.variant)))
         .map_err(|e| error(e.source.to_string()))?;
     let net = Network::from_float(&ferz_nnue::FloatNetwork::dequantise(&quantised));
-    if net.layout.hidden != config.net.hidden || net.activation != config.net.activation {
+    if net.layout.hidden > config.net.hidden || net.activation != config.net.activation {
         return Err(error(format!(
-            "a {} {:?} net, the settings ask for {} {:?} (net.hidden, net.activation)",
+            "a {} {:?} net, the settings ask for {} {:?} (net.hidden, net.activation; a net can grow, not shrink)",
             net.layout.hidden, net.activation, config.net.hidden, config.net.activation
         )));
     }
-    Ok(net)
+    Ok(net.widened(config.net.hidden, config.data.seed))
 }
 
 /// Puts the net just written, and where the run stands, into the run record.

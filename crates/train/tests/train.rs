@@ -219,6 +219,51 @@ fn a_stopped_run_resumes_to_the_same_weights() {
 }
 
 #[test]
+fn a_net_fine_tuned_wider_starts_where_the_narrow_one_stands() {
+    let data = load(&DataConfig {
+        inputs: vec![shard().to_path_buf()],
+        variant: NetVariant::Chess,
+        validation_fraction: 0.2,
+        seed: 1,
+    })
+    .unwrap();
+    let narrow_dir = tempfile::tempdir().unwrap();
+    let mut narrow_config = config(narrow_dir.path());
+    narrow_config.train.epochs = 3;
+    let narrow = train(&narrow_config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap();
+
+    // Fine-tuning the written net at its own size and at twice its size starts from the same
+    // validation loss: the widened net computes what the narrow one does.
+    let start_from = |hidden: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config(dir.path());
+        config.train.epochs = 2;
+        config.net.hidden = hidden;
+        config.net.init = narrow.net_path.clone();
+        let mut watch = Watch::default();
+        let outcome = train(&config, &data, false, &AtomicBool::new(false), &mut watch).unwrap();
+        let net = ferz_nnue::format::load(&outcome.net_path, Some(ferz_nnue::NetVariant::Chess)).unwrap();
+        (outcome.initial_validation_loss, watch.epochs.last().unwrap().validation_loss, net.hidden(), dir)
+    };
+    let (same_start, _, same_hidden, _same) = start_from(16);
+    let (wide_start, wide_end, wide_hidden, _wide) = start_from(32);
+    assert_eq!((same_hidden, wide_hidden), (16, 32));
+    assert!(
+        (same_start - wide_start).abs() < 1e-9,
+        "the widened net starts at {wide_start}, the narrow at {same_start}"
+    );
+    assert!(wide_end < wide_start, "the widened net did not learn: {wide_start} -> {wide_end}");
+
+    // A net does not shrink: a smaller `net.hidden` than the init net's is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.net.hidden = 8;
+    config.net.init = narrow.net_path.clone();
+    let err = train(&config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
+    assert!(err.to_string().contains("net.init") && err.to_string().contains("shrink"), "{err}");
+}
+
+#[test]
 fn whole_games_are_held_out_and_the_variant_byte_is_honoured() {
     let manifest = open_verified(shard()).unwrap();
     let tally = manifest.tally();

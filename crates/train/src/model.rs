@@ -180,7 +180,7 @@ impl Network {
     /// [`Network::random`] draws them), a zero bias and zero output weights. The output is
     /// unchanged, and training can put the new neurons to use: their output weights get a
     /// gradient at once, their feature weights as soon as those move. So a bigger net starts
-    /// where the smaller one stands instead of from random play.
+    /// where the smaller one stands instead of from random weights.
     ///
     /// # Panics
     /// If `hidden` is smaller than the present size.

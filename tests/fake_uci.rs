@@ -12,7 +12,8 @@
 //! each move it answers an illegal move (a loss by the arbiter's rules) with a probability
 //! growing with the distance, decided by a hash of the position and its options so that the
 //! same game is played again the same way; otherwise a legal move chosen by the same hash.
-//! Without a mode it always plays legally.
+//! `slow-quit` plays legally and takes MS milliseconds to exit after `quit`. Without a mode it
+//! always plays legally.
 //!
 //! `go ponder` is answered only after `ponderhit` or `stop`, as the protocol requires.
 
@@ -155,7 +156,12 @@ fn main() {
                     say(&answer);
                 }
             }
-            Some("quit") => break,
+            Some("quit") => {
+                if mode == "slow-quit" {
+                    std::thread::sleep(std::time::Duration::from_millis(millis));
+                }
+                break;
+            }
             _ => {}
         }
     }

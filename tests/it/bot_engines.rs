@@ -87,6 +87,31 @@ fn an_external_engine_that_crashes_or_hangs_is_restarted_and_the_game_goes_on() 
     }
 }
 
+/// A rematch that arrives as a game ends is judged on the games really going on: the event
+/// stream's `gameFinish` frees the seat, though the game's task still waits for its engine to
+/// quit (here the whole second the bot gives an engine before killing it).
+#[test]
+fn a_rematch_sent_as_the_game_ends_is_accepted_while_the_engine_still_quits() {
+    let server = FakeLichess::start(FakeConfig { max_plies: 6, ..FakeConfig::default() });
+    let engine = format!("kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nargs = [\"slow-quit\", \"1\", \"5000\"]");
+    let bot = start_bot(&server, &[("engine", &engine)]);
+    let spec = || ChallengeSpec::standard("dora", 60, 0).color("black").opponent(Opponent::random(24));
+    let first = accepted_game(&server, &server.send_challenge(spec()));
+    wait_over(&server, &first);
+    let rematch = server.send_challenge(spec());
+    let second = accepted_game(&server, &rematch);
+    let log = bot.log();
+    let accepted_at = log.find(&format!("challenge={rematch}")).expect("the rematch is judged");
+    let first_over_at = log.find(&format!("game over game={first}"));
+    assert!(
+        first_over_at.is_none_or(|at| at > accepted_at),
+        "the rematch came after the first game's task had ended, so the test proves nothing:\n{log}"
+    );
+    assert!(log[accepted_at..].lines().next().unwrap().contains("verdict=Accept"), "{log}");
+    let view = wait_over(&server, &second);
+    assert_legal(&view);
+}
+
 #[test]
 fn an_engine_that_cannot_be_restarted_in_time_is_replaced_by_the_in_process_engine() {
     // Starts are counted in a file in the working directory: the bot's check at start and the

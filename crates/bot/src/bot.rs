@@ -252,6 +252,10 @@ struct Seat {
     opponent: String,
     /// A correspondence or unlimited game.
     correspondence: bool,
+    /// The event stream announced the game's end (`gameFinish`) while its task still winds up
+    /// (the PGN, the engine's quit): the seat no longer counts, so that a rematch the server
+    /// sends right after the end is judged on the games that are really going on.
+    over: bool,
 }
 
 struct Dispatcher {
@@ -296,20 +300,24 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
+    /// The seats of games going on (not those announced over) and of accepted challenges.
+    fn live_seats(&self) -> impl Iterator<Item = &Seat> {
+        self.games.values().chain(self.accepted.values().map(|(_, s)| s)).filter(|s| !s.over)
+    }
+
     /// Real-time slots in use: running games and accepted challenges.
     fn busy(&self) -> usize {
-        self.games.values().chain(self.accepted.values().map(|(_, s)| s)).filter(|s| !s.correspondence).count()
+        self.live_seats().filter(|s| !s.correspondence).count()
     }
 
     /// Correspondence games: running, set aside, and accepted.
     fn correspondence_games(&self) -> usize {
-        let seats = self.games.values().chain(self.accepted.values().map(|(_, s)| s));
-        seats.filter(|s| s.correspondence).count() + self.set_aside.len()
+        self.live_seats().filter(|s| s.correspondence).count() + self.set_aside.len()
     }
 
     /// Every game of the account this run knows of, for `!queue`.
     fn playing(&self) -> usize {
-        self.games.len() + self.accepted.len() + self.set_aside.len()
+        self.live_seats().count() + self.set_aside.len()
     }
 
     /// The slots taken: games, accepted challenges, and our matchmaking challenge while it is
@@ -356,7 +364,31 @@ impl Dispatcher {
                 }
             }
             let has_events = events.is_some();
+            // Biased, in this order: a stop request first, then the game tasks that ended, so
+            // that an event (a rematch challenge) is judged after the games that are over have
+            // given their seats back; the event stream last (the others are ready only now and
+            // then, so they cannot starve it).
             tokio::select! {
+                biased;
+                changed = signals.changed() => {
+                    if changed.is_err() || self.on_signal(*signals.borrow(), &exit_now).await {
+                        return Ok(());
+                    }
+                    if self.stopping {
+                        events = None; // no new challenges; game tasks have their own streams
+                    }
+                }
+                Some(joined) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
+                    match joined {
+                        Ok((task, summary)) => {
+                            self.task_games.remove(&task);
+                            self.on_game_done(summary).await;
+                        }
+                        Err(e) => self.on_task_failed(&e).await,
+                    }
+                }
+                Some(refreshed) = self.refreshes.next(), if !self.refreshes.is_empty() => self.on_refreshed(refreshed),
+                _ = tick.tick() => self.on_tick().await,
                 item = async { events.as_mut().expect("guarded").next().await }, if has_events => match item {
                     Some(Ok(StreamItem::Message(event))) => {
                         backoff.reset();
@@ -375,25 +407,6 @@ impl Dispatcher {
                         tokio::time::sleep(backoff.next_delay()).await;
                     }
                 },
-                Some(joined) = self.tasks.join_next_with_id(), if !self.tasks.is_empty() => {
-                    match joined {
-                        Ok((task, summary)) => {
-                            self.task_games.remove(&task);
-                            self.on_game_done(summary).await;
-                        }
-                        Err(e) => self.on_task_failed(&e).await,
-                    }
-                }
-                Some(refreshed) = self.refreshes.next(), if !self.refreshes.is_empty() => self.on_refreshed(refreshed),
-                _ = tick.tick() => self.on_tick().await,
-                changed = signals.changed() => {
-                    if changed.is_err() || self.on_signal(*signals.borrow(), &exit_now).await {
-                        return Ok(());
-                    }
-                    if self.stopping {
-                        events = None; // no new challenges; game tasks have their own streams
-                    }
-                }
             }
             self.queue.publish(QueueView::of(self.playing(), &self.waiting));
         }
@@ -457,7 +470,16 @@ impl Dispatcher {
                 self.matchmaker.started(&id);
                 self.start_game(info, "game started");
             }
-            Event::GameFinish(info) => tracing::debug!(game = %info.id(), "gameFinish"),
+            Event::GameFinish(info) => {
+                tracing::debug!(game = %info.id(), "gameFinish");
+                if let Some(seat) = self.games.get_mut(info.id()) {
+                    seat.over = true;
+                    if self.busy() == 0 {
+                        self.idle_since = Instant::now();
+                    }
+                    self.fill_slots().await;
+                }
+            }
             Event::Challenge { challenge, compat } => self.on_challenge(challenge, compat).await,
             Event::ChallengeCanceled(challenge) => {
                 self.waiting.retain(|c| c.id != challenge.id);
@@ -487,7 +509,7 @@ impl Dispatcher {
         // Asked for here, in the order the games are opened, not when each stream answers.
         let seat = (correspondence && info.is_my_turn == Some(true))
             .then(|| self.ctx.seats.ask(&id, Urgency::of(info.seconds_left)));
-        self.games.insert(id.clone(), Seat { opponent, correspondence });
+        self.games.insert(id.clone(), Seat { opponent, correspondence, over: false });
         let ctx = Arc::clone(&self.ctx);
         let task = self.tasks.spawn(play(ctx, id.clone(), info, reopened, seat));
         self.task_games.insert(task.id(), id);
@@ -560,9 +582,7 @@ impl Dispatcher {
             games: if correspondence { 0 } else { self.slots_taken() },
             waiting: if correspondence { 0 } else { self.waiting.len() },
             games_with_challenger: self
-                .games
-                .values()
-                .chain(self.accepted.values().map(|(_, s)| s))
+                .live_seats()
                 .map(|s| &s.opponent)
                 .chain(self.set_aside.values())
                 .filter(|o| o.eq_ignore_ascii_case(&challenger))
@@ -619,6 +639,7 @@ impl Dispatcher {
                 let seat = Seat {
                     opponent: challenge.challenger.user_id(),
                     correspondence: is_correspondence_challenge(&challenge),
+                    over: false,
                 };
                 self.accepted.insert(id, (Instant::now(), seat));
             }

@@ -474,10 +474,7 @@ impl Dispatcher {
                 tracing::debug!(game = %info.id(), "gameFinish");
                 if let Some(seat) = self.games.get_mut(info.id()) {
                     seat.over = true;
-                    if self.busy() == 0 {
-                        self.idle_since = Instant::now();
-                    }
-                    self.fill_slots().await;
+                    self.seat_freed().await;
                 }
             }
             Event::Challenge { challenge, compat } => self.on_challenge(challenge, compat).await,
@@ -676,6 +673,12 @@ impl Dispatcher {
             }
             self.summary.games.push(summary);
         }
+        self.seat_freed().await;
+    }
+
+    /// A game's seat came free: the idle clock of matchmaking starts when none is taken, and
+    /// waiting challenges may take the seat.
+    async fn seat_freed(&mut self) {
         if self.busy() == 0 {
             self.idle_since = Instant::now();
         }
@@ -692,10 +695,7 @@ impl Dispatcher {
         tracing::error!(game = %id, error = %error, "the game's task failed");
         let seat = self.games.remove(&id);
         self.open_again_later(id, seat);
-        if self.busy() == 0 {
-            self.idle_since = Instant::now();
-        }
-        self.fill_slots().await;
+        self.seat_freed().await;
     }
 
     /// A game without a task that did not end: it is not remembered as finished, so the next

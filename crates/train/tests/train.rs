@@ -14,7 +14,7 @@ use ferz_engine::Signals;
 use ferz_selfplay::config::{SelfplayConfig, VariantMix};
 use ferz_selfplay::shard::{ShardSpec, run_shard};
 use ferz_train::config::{Activation, DataConfig, NetVariant};
-use ferz_train::dataset::load;
+use ferz_train::dataset::{Dataset, load};
 use ferz_train::run::{RUN_FILE, RunRecord};
 use ferz_train::{EpochReport, Observer, TrainConfig, TrainError, train};
 
@@ -61,6 +61,11 @@ fn config(out: &Path) -> TrainConfig {
     config
 }
 
+/// The data [`config`]'s runs train on (the shard's chess and Chess960 positions).
+fn chess_data() -> Dataset {
+    load(&config(Path::new("unused")).data).unwrap()
+}
+
 /// Counts epochs; stops the run after `stop_after` batches when set.
 #[derive(Default)]
 struct Watch {
@@ -90,13 +95,7 @@ impl Observer for Watch {
 fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
     let out = tempfile::tempdir().unwrap();
     let config = config(out.path());
-    let data = load(&DataConfig {
-        inputs: config.data.inputs.clone(),
-        variant: NetVariant::Chess,
-        validation_fraction: 0.2,
-        seed: 1,
-    })
-    .unwrap();
+    let data = chess_data();
     assert!(data.train.len() > 5000 && !data.validation.is_empty(), "{}", data.summary);
     let mut watch = Watch::default();
     let outcome = train(&config, &data, false, &AtomicBool::new(false), &mut watch).unwrap();
@@ -160,13 +159,7 @@ fn a_stopped_run_resumes_to_the_same_weights() {
     let straight_dir = tempfile::tempdir().unwrap();
     let mut straight_config = config(straight_dir.path());
     straight_config.train.epochs = 3;
-    let data = load(&DataConfig {
-        inputs: straight_config.data.inputs.clone(),
-        variant: NetVariant::Chess,
-        validation_fraction: 0.2,
-        seed: 1,
-    })
-    .unwrap();
+    let data = chess_data();
     let straight = train(&straight_config, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap();
 
     let dir = tempfile::tempdir().unwrap();
@@ -220,13 +213,7 @@ fn a_stopped_run_resumes_to_the_same_weights() {
 
 #[test]
 fn a_net_fine_tuned_wider_starts_where_the_narrow_one_stands() {
-    let data = load(&DataConfig {
-        inputs: vec![shard().to_path_buf()],
-        variant: NetVariant::Chess,
-        validation_fraction: 0.2,
-        seed: 1,
-    })
-    .unwrap();
+    let data = chess_data();
     let narrow_dir = tempfile::tempdir().unwrap();
     let mut narrow_config = config(narrow_dir.path());
     narrow_config.train.epochs = 3;

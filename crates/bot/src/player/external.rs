@@ -204,21 +204,32 @@ async fn attempt(
         budget::allowance(&limits, us, overhead, stall, watch.clock(request).remaining(at))
     };
     let go = budget::go_for(&limits, us, overhead);
+    // `go` reaches the engine before any `ponderhit` or `stop` can: the signals below are read
+    // only once it is written. (Written from the waiting thread, a `ponderhit` that came within
+    // a millisecond could overtake `go ponder`, and the engine pondered until stopped.)
+    let started = tokio::task::spawn_blocking(move || {
+        let sent = engine.go(&game, &go, ponder);
+        (engine, game, sent)
+    })
+    .await;
+    let (mut engine, game) = match started {
+        Ok((engine, game, Ok(()))) => (engine, game),
+        Ok((_, _, Err(e))) => return Attempt::Lost(format!("crashed: {e}")),
+        Err(e) => return Attempt::Lost(format!("its thread failed: {e}")),
+    };
     let control = engine.control();
     let thread_progress = Progress::clone(progress);
     let mut task = tokio::task::spawn_blocking(move || {
-        let result = engine.go(&game, &go, ponder).and_then(|()| {
-            engine.wait_bestmove(None, &mut |info| {
-                if info.multipv.unwrap_or(1) == 1 && !info.pv.is_empty() {
-                    let mut position = *game.position();
-                    let pv = info.pv.iter().map_while(|text| {
-                        let m = position.parse_uci(text).ok()?;
-                        position.play_unchecked(m);
-                        Some(m)
-                    });
-                    *thread_progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = pv.collect();
-                }
-            })
+        let result = engine.wait_bestmove(None, &mut |info| {
+            if info.multipv.unwrap_or(1) == 1 && !info.pv.is_empty() {
+                let mut position = *game.position();
+                let pv = info.pv.iter().map_while(|text| {
+                    let m = position.parse_uci(text).ok()?;
+                    position.play_unchecked(m);
+                    Some(m)
+                });
+                *thread_progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = pv.collect();
+            }
         });
         (engine, result)
     });

@@ -196,6 +196,63 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     );
 }
 
+/// What the repository keeps of a loop (`ledger.json` and the promoted nets; docs/loops/) is
+/// enough to go on: the data of the generations a candidate trains on is played again from the
+/// ledger, exactly as it was (the merged dataset's SHA-256 is the ledger's); data that comes out
+/// otherwise than the ledger records stops the loop, naming both hashes and the way out.
+#[test]
+fn a_loop_whose_data_is_gone_plays_it_again_from_the_ledger() {
+    let tmp = TempDir::new("loop-regenerate");
+    let config = tmp.path().join("loop.toml");
+    std::fs::write(&config, settings()).unwrap();
+    let full = tmp.path().join("full");
+    let output = run_loop(&full, &config, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let recorded = ledger(&full);
+
+    let keep = |name: &str, ledger: &serde_json::Value| {
+        let kept = tmp.path().join(name);
+        std::fs::create_dir_all(kept.join("best")).unwrap();
+        std::fs::write(kept.join("ledger.json"), serde_json::to_string(ledger).unwrap()).unwrap();
+        for net in ["gen-0001.nnue", "gen-0002.nnue"] {
+            std::fs::copy(full.join("best").join(net), kept.join("best").join(net)).unwrap();
+        }
+        kept
+    };
+    let kept = keep("kept", &recorded);
+    let mut wrong = recorded.clone();
+    wrong["generations"][0]["data"]["dataset_manifest"] = "0".repeat(64).into();
+    let tampered = keep("tampered", &wrong);
+
+    std::fs::write(&config, settings().replace("generations = 2", "generations = 3")).unwrap();
+    let output = run_loop(&kept, &config, None);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for g in ["gen-0001", "gen-0002"] {
+        assert!(stderr.contains(&format!("{g}/data is gone: playing it again from the ledger")), "{stderr}");
+    }
+    let after = ledger(&kept);
+    for (g, record) in recorded["generations"].as_array().unwrap().iter().enumerate() {
+        let manifest = kept.join(format!("gen-{:04}", g + 1)).join("data").join("manifest.json");
+        let (sha, _) = ferz_dataset::manifest::sha256_file(&manifest).unwrap();
+        assert_eq!(record["data"]["dataset_manifest"], sha.as_str(), "generation {} differs", g + 1);
+    }
+    assert_eq!(after["generations"].as_array().unwrap().len(), 3);
+    assert_eq!(after["generations"][2]["train"]["data_generations"], serde_json::json!([1, 2, 3]));
+
+    let output = run_loop(&tampered, &config, None);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("generation 1's data, played again, is not the data the ledger records")
+            && stderr.contains(&"0".repeat(64))
+            && stderr.contains("train.window"),
+        "{stderr}"
+    );
+    assert!(!tampered.join("gen-0001").join("data").exists(), "data the ledger does not describe was kept");
+    assert_eq!(ledger(&tampered)["generations"].as_array().unwrap().len(), 2);
+}
+
 #[test]
 fn bad_loop_settings_fail_at_start_with_the_key() {
     let tmp = TempDir::new("loop-bad");

@@ -203,14 +203,7 @@ pub fn run_generation(
     } else {
         progress(Progress::Stage { generation: g, stage: Stage::Merge, detail: String::new() });
         clock.start(Stage::Merge)?;
-        let part = gen_dir.join("data.part");
-        if part.exists() {
-            std::fs::remove_dir_all(&part).map_err(|source| LoopError::Io { path: part.clone(), source })?;
-        }
-        let shards: Vec<PathBuf> = (0..settings.selfplay.shards).map(|i| shard_dir(&selfplay.run.out, i)).collect();
-        let manifest = verify::merge(&part, &shards, None)?;
-        fault::point("merge", 1);
-        std::fs::rename(&part, &data_dir).map_err(|source| LoopError::Io { path: data_dir.clone(), source })?;
+        let manifest = merge(&gen_dir, &selfplay.run.out, shards, |_| Ok(()))?;
         clock.stop()?;
         verify::AnyManifest::Dataset(manifest)
     };
@@ -222,11 +215,17 @@ pub fn run_generation(
         positions: dataset.tally().positions(),
     };
 
-    // Training: on the newest `window` generations' data, resumed from its checkpoint.
+    // Training: on the newest `window` generations' data, resumed from its checkpoint. Data of
+    // earlier generations that is gone is played again first.
     let data_generations: Vec<u32> = match settings.train.window {
         0 => (1..=g).collect(),
         w => (g.saturating_sub(w) + 1..=g).collect(),
     };
+    for &earlier in data_generations.iter().filter(|&&d| d < g) {
+        if !restore_data(dir, ledger, earlier, &mut clock, control, progress)? {
+            return Ok(Outcome::Stopped);
+        }
+    }
     let init = match settings.train.init {
         TrainInit::Scratch => None,
         TrainInit::Best => initial_net(dir, &player),
@@ -368,6 +367,108 @@ fn generation_settings(
         progress(Progress::KeptRecipe { generation: g, key, began, now });
     }
     Ok(kept)
+}
+
+/// Merges a generation's complete shards into `data/`: written as `data.part/` and renamed when
+/// complete, so `data/` is always whole and a `data.part/` left by a kill is merged again.
+/// `check` sees the merged manifest first; its error leaves `data/` unwritten.
+fn merge(
+    gen_dir: &Path,
+    selfplay_out: &Path,
+    shards: u32,
+    check: impl FnOnce(&Path) -> Result<(), LoopError>,
+) -> Result<ferz_dataset::DatasetManifest, LoopError> {
+    let part = gen_dir.join("data.part");
+    if part.exists() {
+        std::fs::remove_dir_all(&part).map_err(|source| LoopError::Io { path: part.clone(), source })?;
+    }
+    let shard_dirs: Vec<PathBuf> = (0..shards).map(|i| shard_dir(selfplay_out, i)).collect();
+    let manifest = verify::merge(&part, &shard_dirs, None)?;
+    check(&part.join(MANIFEST_FILE))?;
+    fault::point("merge", 1);
+    let data_dir = gen_dir.join("data");
+    std::fs::rename(&part, &data_dir).map_err(|source| LoopError::Io { path: data_dir, source })?;
+    Ok(manifest)
+}
+
+/// Plays finished generation `d`'s data again when `gen-000d/data/` is gone (a new machine, or
+/// old data deleted for space) and a candidate is to train on it. The ledger's record has all it
+/// takes: the net that played (checked against its SHA-256), the recipe and the seed. The merged
+/// dataset must hash to the ledger's SHA-256, so the candidate trains on exactly the data the
+/// ledger describes; a build that searches differently plays other games, and then the loop
+/// stops and says so rather than train on data no record describes. Returns `false` when a
+/// stop was asked for first (the shards continue next time). The time counts as the current
+/// generation's self-play.
+fn restore_data(
+    dir: &Path,
+    ledger: &Ledger,
+    d: u32,
+    clock: &mut StageClock,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<bool, LoopError> {
+    let gen_dir = generation_dir(dir, d);
+    if gen_dir.join("data").join(MANIFEST_FILE).exists() {
+        return Ok(true);
+    }
+    let ledger_path = dir.join(crate::ledger::LEDGER_FILE);
+    let Some(record) = ledger.generations.iter().find(|r| r.generation == d) else {
+        return Err(LoopError::Ledger {
+            path: ledger_path,
+            reason: format!("generation {d}'s data is gone and the ledger has no record to play it again from"),
+        });
+    };
+    check_best(dir, &record.player)?;
+    std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
+    let settings = ledger.settings.with_recipe(&record.recipe);
+    let selfplay = selfplay_config(dir, &settings, &record.player, d);
+    let shards = settings.selfplay.shards;
+    let unfinished: Vec<u32> =
+        (0..shards).filter(|&i| !shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists()).collect();
+    progress(Progress::Stage {
+        generation: d,
+        stage: Stage::Selfplay,
+        detail: format!(
+            "{} is gone: playing it again from the ledger ({} of {shards} shards, {} games, seed {})",
+            gen_dir.join("data").display(),
+            unfinished.len(),
+            record.data.games,
+            record.data.seed
+        ),
+    });
+    clock.start(Stage::Selfplay)?;
+    if !unfinished.is_empty() {
+        let mut timed_progress = |event: Progress| {
+            clock.tick();
+            progress(event);
+        };
+        play_shards(&selfplay, shards, &unfinished, parallel_shards(&settings), control, d, &mut timed_progress)?;
+    }
+    let complete = (0..shards).all(|i| shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists());
+    if !complete || control.stopping() {
+        clock.stop()?;
+        return Ok(false);
+    }
+    let expected = record.data.dataset_manifest.as_str();
+    let check = |manifest: &Path| {
+        let found = hash(manifest)?;
+        if found == expected {
+            return Ok(());
+        }
+        Err(LoopError::Stage {
+            stage: Stage::Selfplay,
+            reason: format!(
+                "generation {d}'s data, played again, is not the data the ledger records (dataset \
+                 manifest SHA-256 {found}, the ledger's {expected}): this build searches otherwise than \
+                 the one that played it. Put the original {} back, or train without it (train.window)",
+                gen_dir.join("data").display()
+            ),
+        })
+    };
+    let merged = merge(&gen_dir, &selfplay.run.out, shards, check);
+    clock.stop()?;
+    merged?;
+    Ok(true)
 }
 
 /// Shards played at once: one per thread the loop may use.

@@ -127,8 +127,7 @@ pub fn run_generation(
         write(&gen_dir.join("selfplay.json"), &selfplay)?;
     }
     let shards = settings.selfplay.shards;
-    let unfinished: Vec<u32> =
-        (0..shards).filter(|&i| !shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists()).collect();
+    let unfinished = unfinished_shards(&selfplay.run.out, shards);
     let pending: Vec<u32> = match scope {
         SelfplayScope::All => unfinished,
         SelfplayScope::Shard(index) if index >= shards => {
@@ -423,8 +422,7 @@ fn restore_data(
     let settings = ledger.settings.with_recipe(&record.recipe);
     let selfplay = selfplay_config(dir, &settings, &record.player, d);
     let shards = settings.selfplay.shards;
-    let unfinished: Vec<u32> =
-        (0..shards).filter(|&i| !shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists()).collect();
+    let unfinished = unfinished_shards(&selfplay.run.out, shards);
     progress(Progress::Stage {
         generation: d,
         stage: Stage::Selfplay,
@@ -444,8 +442,7 @@ fn restore_data(
         };
         play_shards(&selfplay, shards, &unfinished, parallel_shards(&settings), control, d, &mut timed_progress)?;
     }
-    let complete = (0..shards).all(|i| shard_dir(&selfplay.run.out, i).join(MANIFEST_FILE).exists());
-    if !complete || control.stopping() {
+    if !unfinished_shards(&selfplay.run.out, shards).is_empty() || control.stopping() {
         clock.stop()?;
         return Ok(false);
     }
@@ -469,6 +466,11 @@ fn restore_data(
     clock.stop()?;
     merged?;
     Ok(true)
+}
+
+/// The shards of a self-play run in `out` that have no `manifest.json` yet.
+fn unfinished_shards(out: &Path, shards: u32) -> Vec<u32> {
+    (0..shards).filter(|&i| !shard_dir(out, i).join(MANIFEST_FILE).exists()).collect()
 }
 
 /// Shards played at once: one per thread the loop may use.

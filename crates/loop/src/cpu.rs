@@ -97,6 +97,9 @@ mod tests {
         }
         let time = spin.elapsed();
         assert!(time.cpu_seconds >= 0.03, "{time:?}");
-        assert!(time.wall_seconds >= time.cpu_seconds * 0.5, "{time:?}");
+        // The process's CPU time also counts the other tests' threads, which run beside this one:
+        // it is bounded by the wall time on every core (plus a tick of rounding), not by one.
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get) as f64;
+        assert!(time.cpu_seconds <= time.wall_seconds * cores + 0.02, "{time:?}");
     }
 }

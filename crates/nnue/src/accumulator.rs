@@ -60,16 +60,7 @@ impl Accumulator {
     /// position), in one pass over memory.
     pub fn update_from(&mut self, net: &Network, prev: &Accumulator, delta: &FeatureDelta) {
         assert!(self.fits(net) && prev.fits(net), "accumulator size does not match the net");
-        let lanes = self.lanes;
-        let (white, black) = self.halves_mut();
-        for (perspective, out) in [(Color::White, white), (Color::Black, black)] {
-            let add: ArrayVec<&[Lane], 2> =
-                delta.added.iter().map(|p| net.feature_column(p.index(perspective))).collect();
-            let sub: ArrayVec<&[Lane], 2> =
-                delta.removed.iter().map(|p| net.feature_column(p.index(perspective))).collect();
-            let start = perspective.index() * lanes;
-            simd::update(out, &prev.values[start..start + lanes], &add, &sub);
-        }
+        simd::update_delta(&mut self.values, &prev.values, net, delta);
     }
 
     /// Applies `delta` in place (through a copy of the old values; a search keeps a stack and

@@ -7,7 +7,11 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::{LANE, Lane, QA};
+use arrayvec::ArrayVec;
+use ferz_chess::Color;
+
+use crate::features::{FeatureDelta, PieceSquare};
+use crate::{LANE, Lane, Network, QA};
 
 /// 0: not probed yet, 1: no AVX2, 2: AVX2.
 static AVX2: AtomicU8 = AtomicU8::new(0);
@@ -35,8 +39,8 @@ fn probe_avx2() -> bool {
     false
 }
 
-/// `out = prev + Σ add - Σ sub`, lane by lane. Always inlined so each caller compiles it for its
-/// own target features.
+/// `out = prev + Σ add - Σ sub`, lane by lane, for any number of columns (a refresh adds up to
+/// 32). Always inlined so each caller compiles it for its own target features.
 #[inline(always)]
 pub(crate) fn update_portable(out: &mut [Lane], prev: &[Lane], add: &[&[Lane]], sub: &[&[Lane]]) {
     for (i, (o, p)) in out.iter_mut().zip(prev).enumerate() {
@@ -70,6 +74,79 @@ pub(crate) fn update(out: &mut [Lane], prev: &[Lane], add: &[&[Lane]], sub: &[&[
         return;
     }
     update_portable(out, prev, add, sub);
+}
+
+/// [`update_portable`] for a number of columns known at compile time: the shapes a move makes.
+/// The compiler unrolls the column loops and checks bounds once, where the general loop reloads
+/// each column's address and checks it for every lane, several times the arithmetic's instructions
+/// (docs/measurements.md).
+#[inline(always)]
+pub(crate) fn update_fixed_portable<const ADD: usize, const SUB: usize>(
+    out: &mut [Lane],
+    prev: &[Lane],
+    add: [&[Lane]; ADD],
+    sub: [&[Lane]; SUB],
+) {
+    let lanes = out.len();
+    // Slicing every input to the output's length once lets the lane loop run without checks.
+    let prev = &prev[..lanes];
+    let add = add.map(|column| &column[..lanes]);
+    let sub = sub.map(|column| &column[..lanes]);
+    for i in 0..lanes {
+        let mut v = prev[i].0;
+        for column in add {
+            for (value, weight) in v.iter_mut().zip(&column[i].0) {
+                *value = value.wrapping_add(*weight);
+            }
+        }
+        for column in sub {
+            for (value, weight) in v.iter_mut().zip(&column[i].0) {
+                *value = value.wrapping_sub(*weight);
+            }
+        }
+        out[i].0 = v;
+    }
+}
+
+/// A move's change of both perspectives' accumulators (`out` and `prev`: white's lanes, then
+/// black's): `out = prev + Σ` the added pieces' columns `- Σ` the removed pieces' columns. Always
+/// inlined so that, called from [`update_delta`]'s AVX2 version, the feature indices, the column
+/// lookups and the kernels compile into one AVX2 function with no call or check in between.
+#[inline(always)]
+pub(crate) fn update_delta_portable(out: &mut [Lane], prev: &[Lane], net: &Network, delta: &FeatureDelta) {
+    let lanes = net.lanes();
+    let (out_white, out_black) = out.split_at_mut(lanes);
+    let (prev_white, prev_black) = prev.split_at(lanes);
+    for (perspective, out, prev) in [(Color::White, out_white, prev_white), (Color::Black, out_black, prev_black)] {
+        let column = |piece: &PieceSquare| net.feature_column(piece.index(perspective));
+        // The shapes moves make get kernels with the column count fixed at compile time: a
+        // quiet move or a promotion, a capture (en passant too), castling.
+        match (delta.added.as_slice(), delta.removed.as_slice()) {
+            ([a], [s]) => update_fixed_portable(out, prev, [column(a)], [column(s)]),
+            ([a], [s, t]) => update_fixed_portable(out, prev, [column(a)], [column(s), column(t)]),
+            ([a, b], [s, t]) => update_fixed_portable(out, prev, [column(a), column(b)], [column(s), column(t)]),
+            (added, removed) => {
+                let add: ArrayVec<&[Lane], 2> = added.iter().map(column).collect();
+                let sub: ArrayVec<&[Lane], 2> = removed.iter().map(column).collect();
+                update_portable(out, prev, &add, &sub);
+            }
+        }
+    }
+}
+
+/// [`update_delta_portable`], with AVX2 when the CPU has it.
+#[inline]
+pub(crate) fn update_delta(out: &mut [Lane], prev: &[Lane], net: &Network, delta: &FeatureDelta) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2_available() {
+        // Safety: the CPU was just checked to support AVX2.
+        #[allow(unsafe_code)]
+        unsafe {
+            x86::update_delta_avx2(out, prev, net, delta);
+        }
+        return;
+    }
+    update_delta_portable(out, prev, net, delta);
 }
 
 /// The CReLU output sum `Σ clamp(a[i], 0, QA) * w[i]`, wrapping.
@@ -109,7 +186,8 @@ pub(crate) mod x86 {
         _mm256_mullo_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
     };
 
-    use crate::{Lane, QA};
+    use crate::features::FeatureDelta;
+    use crate::{Lane, Network, QA};
 
     /// One lane as a register.
     #[inline(always)]
@@ -126,6 +204,15 @@ pub(crate) mod x86 {
     #[target_feature(enable = "avx2")]
     pub(crate) unsafe fn update_avx2(out: &mut [Lane], prev: &[Lane], add: &[&[Lane]], sub: &[&[Lane]]) {
         super::update_portable(out, prev, add, sub);
+    }
+
+    /// [`super::update_delta_portable`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(crate) unsafe fn update_delta_avx2(out: &mut [Lane], prev: &[Lane], net: &Network, delta: &FeatureDelta) {
+        super::update_delta_portable(out, prev, net, delta);
     }
 
     /// The sum of the eight i32 lanes, wrapping.
@@ -180,26 +267,85 @@ mod tests {
         (0..count).map(|_| Lane(std::array::from_fn(|_| rng.next_u64() as i16))).collect()
     }
 
+    /// Every shape of update, through the general kernel and (for the shapes moves make) the
+    /// fixed ones, dispatched and portable, equals the wrapping sum written out value by value.
     #[test]
-    fn dispatched_update_equals_portable() {
+    fn every_update_shape_equals_the_sum_written_out() {
         let mut rng = SplitMix64::new(9);
-        for lanes in [1, 3, 8] {
-            let prev = random_lanes(&mut rng, lanes);
-            let columns: Vec<Vec<Lane>> = (0..4).map(|_| random_lanes(&mut rng, lanes)).collect();
-            let add = [columns[0].as_slice(), columns[1].as_slice()];
-            let sub = [columns[2].as_slice(), columns[3].as_slice()];
-            let mut portable = vec![Lane::default(); lanes];
-            let mut dispatched = vec![Lane::default(); lanes];
-            update_portable(&mut portable, &prev, &add, &sub);
-            update(&mut dispatched, &prev, &add, &sub);
-            assert_eq!(portable, dispatched);
-            // Spot check one value against wrapping arithmetic written out.
-            let expected = prev[0].0[3]
-                .wrapping_add(add[0][0].0[3])
-                .wrapping_add(add[1][0].0[3])
-                .wrapping_sub(sub[0][0].0[3])
-                .wrapping_sub(sub[1][0].0[3]);
-            assert_eq!(portable[0].0[3], expected);
+        for (adds, subs) in [(0, 0), (1, 0), (0, 1), (1, 1), (1, 2), (2, 1), (2, 2), (3, 3), (32, 0)] {
+            for lanes in [1, 3, 16] {
+                let prev = random_lanes(&mut rng, lanes);
+                let added: Vec<Vec<Lane>> = (0..adds).map(|_| random_lanes(&mut rng, lanes)).collect();
+                let removed: Vec<Vec<Lane>> = (0..subs).map(|_| random_lanes(&mut rng, lanes)).collect();
+                let add: Vec<&[Lane]> = added.iter().map(Vec::as_slice).collect();
+                let sub: Vec<&[Lane]> = removed.iter().map(Vec::as_slice).collect();
+                let expected: Vec<Lane> = (0..lanes)
+                    .map(|i| {
+                        Lane(std::array::from_fn(|k| {
+                            let plus = add.iter().fold(prev[i].0[k], |v, c| v.wrapping_add(c[i].0[k]));
+                            sub.iter().fold(plus, |v, c| v.wrapping_sub(c[i].0[k]))
+                        }))
+                    })
+                    .collect();
+                let mut results: Vec<(&str, Vec<Lane>)> = Vec::new();
+                let mut run = |name, kernel: &dyn Fn(&mut [Lane])| {
+                    let mut out = vec![Lane::default(); lanes];
+                    kernel(&mut out);
+                    results.push((name, out));
+                };
+                run("portable", &|out| update_portable(out, &prev, &add, &sub));
+                run("dispatched", &|out| update(out, &prev, &add, &sub));
+                match (add.as_slice(), sub.as_slice()) {
+                    (&[a], &[s]) => {
+                        run("fixed", &|out| update_fixed_portable(out, &prev, [a], [s]));
+                    }
+                    (&[a], &[s, t]) => {
+                        run("fixed", &|out| update_fixed_portable(out, &prev, [a], [s, t]));
+                    }
+                    (&[a, b], &[s, t]) => {
+                        run("fixed", &|out| update_fixed_portable(out, &prev, [a, b], [s, t]));
+                    }
+                    _ => {}
+                }
+                for (name, out) in results {
+                    assert_eq!(out, expected, "{name}, {adds} added, {subs} removed, {lanes} lanes");
+                }
+            }
         }
+    }
+
+    /// A move's update of both perspectives through the dispatched kernel (AVX2 where the CPU
+    /// has it) equals the portable one, for every legal move of positions with castling on both
+    /// sides, en passant, promotions with and without capture, and plain captures.
+    #[test]
+    fn dispatched_move_update_equals_portable() {
+        use crate::features::move_delta;
+        use crate::{Accumulator, Activation, FloatNetwork, NetVariant};
+        use ferz_chess::{Position, Variant};
+
+        let net = FloatNetwork::random(Activation::SCReLU, 40, 3).quantise(NetVariant::Chess).unwrap();
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/Pp2P3/2N2Q1p/1PPBBPPP/R3K2R b KQkq a3 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        ];
+        let mut shapes = std::collections::BTreeSet::new();
+        for fen in fens {
+            let pos = Position::from_fen(fen, Variant::Chess).unwrap();
+            let mut before = Accumulator::new(&net);
+            before.refresh(&net, &pos);
+            let prev = before.perspective(Color::White).iter().chain(before.perspective(Color::Black));
+            let prev: Vec<Lane> = prev.copied().collect();
+            for m in pos.legal_moves() {
+                let delta = move_delta(&pos, m);
+                shapes.insert((delta.added.len(), delta.removed.len()));
+                let mut portable = vec![Lane::default(); prev.len()];
+                let mut dispatched = vec![Lane::default(); prev.len()];
+                update_delta_portable(&mut portable, &prev, &net, &delta);
+                update_delta(&mut dispatched, &prev, &net, &delta);
+                assert_eq!(portable, dispatched, "{fen}: {m:?}");
+            }
+        }
+        assert_eq!(shapes.into_iter().collect::<Vec<_>>(), [(1, 1), (1, 2), (2, 2)]);
     }
 }

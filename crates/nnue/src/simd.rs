@@ -287,29 +287,21 @@ mod tests {
                         }))
                     })
                     .collect();
-                let mut results: Vec<(&str, Vec<Lane>)> = Vec::new();
-                let mut run = |name, kernel: &dyn Fn(&mut [Lane])| {
+                let run = |kernel: &dyn Fn(&mut [Lane])| {
                     let mut out = vec![Lane::default(); lanes];
                     kernel(&mut out);
-                    results.push((name, out));
+                    out
                 };
-                run("portable", &|out| update_portable(out, &prev, &add, &sub));
-                run("dispatched", &|out| update(out, &prev, &add, &sub));
-                match (add.as_slice(), sub.as_slice()) {
-                    (&[a], &[s]) => {
-                        run("fixed", &|out| update_fixed_portable(out, &prev, [a], [s]));
-                    }
-                    (&[a], &[s, t]) => {
-                        run("fixed", &|out| update_fixed_portable(out, &prev, [a], [s, t]));
-                    }
-                    (&[a, b], &[s, t]) => {
-                        run("fixed", &|out| update_fixed_portable(out, &prev, [a, b], [s, t]));
-                    }
-                    _ => {}
-                }
-                for (name, out) in results {
-                    assert_eq!(out, expected, "{name}, {adds} added, {subs} removed, {lanes} lanes");
-                }
+                let shape = format!("{adds} added, {subs} removed, {lanes} lanes");
+                assert_eq!(run(&|out| update_portable(out, &prev, &add, &sub)), expected, "portable, {shape}");
+                assert_eq!(run(&|out| update(out, &prev, &add, &sub)), expected, "dispatched, {shape}");
+                let fixed = match (add.as_slice(), sub.as_slice()) {
+                    (&[a], &[s]) => run(&|out| update_fixed_portable(out, &prev, [a], [s])),
+                    (&[a], &[s, t]) => run(&|out| update_fixed_portable(out, &prev, [a], [s, t])),
+                    (&[a, b], &[s, t]) => run(&|out| update_fixed_portable(out, &prev, [a, b], [s, t])),
+                    _ => continue,
+                };
+                assert_eq!(fixed, expected, "fixed, {shape}");
             }
         }
     }

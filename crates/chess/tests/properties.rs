@@ -2,9 +2,9 @@
 //! Shatranj arrays. At every ply: the incremental zobrist key equals the one computed from
 //! scratch, FEN round-trips in both castling notations, every legal move round-trips through UCI
 //! and SAN, playing a move on a copy leaves the original untouched, no legal move leaves the own
-//! king attacked, the square-indexed board agrees with the bitboards, and the counting move
-//! generator agrees with the listing one. Along the game, [`Game::repetitions`] agrees with a
-//! naive count over the FENs of the history.
+//! king attacked, `gives_check` agrees with the move played out, the square-indexed board agrees
+//! with the bitboards, and the counting move generator agrees with the listing one. Along the
+//! game, [`Game::repetitions`] agrees with a naive count over the FENs of the history.
 
 use ferz_chess::{CastlingNotation, Color, Game, Move, Piece, Position, Role, ShatranjArray, Square, Variant};
 use proptest::prelude::*;
@@ -115,6 +115,7 @@ fn check_position(pos: &Position) -> Result<(), TestCaseError> {
         prop_assert!(!child.is_attacked_by(king, child.turn()), "{:?} leaves the king attacked in {}", m, fen);
         let their_king = child.board().king_of(child.turn()).expect("both kings stay");
         prop_assert_eq!(child.is_check(), child.is_attacked_by(their_king, mover), "checkers after {:?}", m);
+        prop_assert_eq!(pos.gives_check(m), child.is_check(), "{:?} gives check? in {}", m, fen);
 
         let uci = pos.uci(m);
         prop_assert_eq!(pos.parse_uci(&uci), Ok(m), "UCI {} in {}", uci, fen);

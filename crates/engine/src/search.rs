@@ -562,31 +562,26 @@ impl Worker {
             }
             move_count += 1;
             let quiet = is_quiet(pos, mv);
-            let mut child = *pos;
-            child.play_unchecked(mv);
-            let gives_check = child.is_check();
-
             if best_score > -MATE_BOUND && !in_check && Self::has_pieces(pos) {
-                if quiet && !gives_check {
-                    if move_count as i32 > lmp_limit {
-                        continue;
-                    }
-                    if depth <= FUTILITY_MAX_DEPTH.get()
-                        && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * depth <= alpha
-                    {
-                        continue;
-                    }
-                    if depth <= SEE_QUIET_MAX_DEPTH.get() && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get() * depth * depth) {
-                        continue;
-                    }
-                } else if !gives_check
-                    && depth <= SEE_CAPTURE_MAX_DEPTH.get()
-                    && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN.get() * depth)
-                {
-                    // Checking captures are kept: a "losing" capture that mates is not losing.
+                let prunable = if quiet {
+                    // Late-move pruning, futility pruning, and quiet moves that lose material.
+                    move_count as i32 > lmp_limit
+                        || (depth <= FUTILITY_MAX_DEPTH.get()
+                            && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * depth <= alpha)
+                        || (depth <= SEE_QUIET_MAX_DEPTH.get()
+                            && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get() * depth * depth))
+                } else {
+                    depth <= SEE_CAPTURE_MAX_DEPTH.get() && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN.get() * depth)
+                };
+                // Checking moves are kept (a "losing" capture that mates is not losing). Asking
+                // before the move is played spares most pruned moves the copy and the move.
+                if prunable && !pos.gives_check(mv) {
                     continue;
                 }
             }
+            let mut child = *pos;
+            child.play_unchecked(mv);
+            let gives_check = child.is_check();
 
             // Singular extension: if every other move falls well short of the table move's
             // score, the table move is forced and deserves a deeper look.

@@ -10,11 +10,35 @@ use crate::history::{Histories, PieceTo, piece_index};
 use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN};
 use crate::see::see_ge;
 
-const TT_MOVE: i32 = 1 << 30;
-const GOOD_CAPTURE: i32 = 1 << 28;
-const KILLER: i32 = 1 << 27;
+// The score bands, best first. Every score fits in `SCORE_BITS` signed bits (captures' values
+// and histories stay within a few times `HISTORY_MAX`), so that a move's place in the list can
+// share its `i32` (see `pack`).
+const TT_MOVE: i32 = 1 << 21;
+const GOOD_CAPTURE: i32 = 1 << 20;
+const KILLER: i32 = 1 << 19;
 const COUNTERMOVE: i32 = KILLER - 2;
-const BAD_CAPTURE: i32 = -(1 << 28);
+const BAD_CAPTURE: i32 = -(1 << 20);
+
+/// Bits below a packed score that hold the move's place in the list.
+const INDEX_BITS: u32 = MAX_MOVES.trailing_zeros();
+const INDEX_MASK: i32 = (1 << INDEX_BITS) - 1;
+const _: () = assert!(MAX_MOVES.is_power_of_two() && TT_MOVE < 1 << (31 - INDEX_BITS));
+
+/// A score with the place `index` of its move in the low bits, stored as the place's complement:
+/// the largest packed value is then the best score and, among equal scores, the first place,
+/// as a scan that keeps the first maximum would find. One `max` over the packed values, which
+/// the compiler turns into vector code, finds both.
+#[inline(always)]
+fn pack(score: i32, index: usize) -> i32 {
+    debug_assert!(score.abs() < TT_MOVE * 2 && index < MAX_MOVES, "{score} at {index}");
+    (score << INDEX_BITS) | (INDEX_MASK - index as i32)
+}
+
+/// The place a packed score stands at.
+#[inline(always)]
+fn packed_index(packed: i32) -> usize {
+    (INDEX_MASK - (packed & INDEX_MASK)) as usize
+}
 
 /// Whether `m` captures something (en passant included).
 #[inline]
@@ -65,7 +89,8 @@ enum Stage {
 /// full list of (move, score) pairs into each showed up as 4% of the search in `perf`.
 pub struct MovePicker<'a> {
     moves: &'a mut MoveList,
-    /// `scores[i]` orders `moves[i]`; filled once the table move has been tried.
+    /// `scores[i]` orders `moves[i]`, packed with `i` (see [`pack`]); filled once the table move
+    /// has been tried.
     scores: ArrayVec<i32, MAX_MOVES>,
     next: usize,
     hints: OrderingHints,
@@ -108,27 +133,16 @@ impl<'a> MovePicker<'a> {
         if self.stage == Stage::Score {
             self.stage = Stage::Rest;
             // The table move, if it was handed out, keeps a placeholder score at index 0.
-            self.scores.extend(std::iter::repeat_n(TT_MOVE, self.next));
-            for &m in &self.moves[self.next..] {
+            self.scores.extend((0..self.next).map(|i| pack(TT_MOVE, i)));
+            for (i, &m) in self.moves.iter().enumerate().skip(self.next) {
                 let score =
                     if self.tactical { tactical_score(pos, m, histories) } else { self.score(pos, m, histories) };
-                self.scores.push(score);
+                self.scores.push(pack(score, i));
             }
         }
-        let start = self.next;
-        let scores = self.scores.get(start..)?;
-        let (&first, rest) = scores.split_first()?;
-        // Keeping the running best in registers lets this hot scan compile without reloads.
-        let (mut best, mut best_score) = (0, first);
-        for (i, &score) in rest.iter().enumerate() {
-            if score > best_score {
-                (best, best_score) = (i + 1, score);
-            }
-        }
-        self.moves.swap(start, start + best);
-        self.scores.swap(start, start + best);
+        let best = select_best(&mut self.moves[..], &mut self.scores, self.next)?;
         self.next += 1;
-        Some((self.moves[start], best_score))
+        Some(best)
     }
 
     fn score(&self, pos: &Position, m: Move, histories: &Histories) -> i32 {
@@ -152,6 +166,18 @@ impl<'a> MovePicker<'a> {
     }
 }
 
+/// Moves the best of `moves[start..]` (by `packed`, the scores [`pack`]ed with their places) to
+/// `start` and returns it with its score; the move that stood at `start` takes its place.
+#[inline(always)]
+fn select_best(moves: &mut [Move], packed: &mut [i32], start: usize) -> Option<(Move, i32)> {
+    let best_packed = packed.get(start..)?.iter().copied().max()?;
+    let best = packed_index(best_packed);
+    moves.swap(start, best);
+    packed[best] = pack(packed[start] >> INDEX_BITS, best);
+    packed[start] = best_packed;
+    Some((moves[start], best_packed >> INDEX_BITS))
+}
+
 fn tactical_score(pos: &Position, m: Move, histories: &Histories) -> i32 {
     let variant = pos.variant();
     let mover = pos.board().piece_at(m.from()).expect("legal move has a mover");
@@ -169,4 +195,70 @@ pub fn quiet_score(pos: &Position, m: Move, histories: &Histories, previous: [Op
     histories.quiet(pos.turn(), m)
         + histories.continuation(previous[0], piece, m.to())
         + histories.continuation(previous[1], piece, m.to())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferz_chess::Square;
+
+    /// Selection as a scan that keeps the first maximum and swaps it forward: the order the
+    /// packed selection must reproduce, ties included.
+    fn reference_order(mut moves: Vec<Move>, mut scores: Vec<i32>) -> Vec<(Move, i32)> {
+        let mut out = Vec::new();
+        for start in 0..moves.len() {
+            let mut best = start;
+            for i in start + 1..moves.len() {
+                if scores[i] > scores[best] {
+                    best = i;
+                }
+            }
+            moves.swap(start, best);
+            scores.swap(start, best);
+            out.push((moves[start], scores[start]));
+        }
+        out
+    }
+
+    #[test]
+    fn packed_selection_equals_the_first_maximum_scan() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let bands = [TT_MOVE, GOOD_CAPTURE, KILLER, COUNTERMOVE, 0, BAD_CAPTURE];
+        for round in 0..500 {
+            let len = 1 + (next() % if round % 50 == 0 { MAX_MOVES as u64 } else { 60 }) as usize;
+            let moves: Vec<Move> = (0..len)
+                .map(|i| {
+                    let square = |index: usize| Square::new(index as u32).expect("a square");
+                    Move::normal(square(i % 64), square(i / 64))
+                })
+                .collect();
+            // Few distinct values, so that ties are common, over every band and both signs.
+            let scores: Vec<i32> =
+                (0..len).map(|_| bands[(next() % 6) as usize] + (next() % 7) as i32 * 4_000 - 12_000).collect();
+            let expected = reference_order(moves.clone(), scores.clone());
+            let mut moves = moves;
+            let mut packed: Vec<i32> = scores.iter().enumerate().map(|(i, &s)| pack(s, i)).collect();
+            let got: Vec<(Move, i32)> =
+                (0..len).map(|start| select_best(&mut moves, &mut packed, start).expect("a move is left")).collect();
+            assert_eq!(got, expected, "round {round}");
+            assert_eq!(select_best(&mut moves, &mut packed, len), None);
+        }
+    }
+
+    #[test]
+    fn packing_keeps_the_score_and_the_place() {
+        for score in [TT_MOVE, GOOD_CAPTURE + 40_000, COUNTERMOVE, 49_152, 0, -49_152, BAD_CAPTURE - 40_000] {
+            for index in [0, 1, 217, MAX_MOVES - 1] {
+                let packed = pack(score, index);
+                assert_eq!((packed >> INDEX_BITS, packed_index(packed)), (score, index));
+            }
+        }
+        assert!(pack(5, 3) > pack(5, 4) && pack(5, 4) > pack(4, 0));
+    }
 }

@@ -200,7 +200,7 @@ pub fn quiet_score(pos: &Position, m: Move, histories: &Histories, previous: [Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferz_chess::Square;
+    use ferz_chess::{SplitMix64, Square};
 
     /// Selection as a scan that keeps the first maximum and swaps it forward: the order the
     /// packed selection must reproduce, ties included.
@@ -222,16 +222,10 @@ mod tests {
 
     #[test]
     fn packed_selection_equals_the_first_maximum_scan() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = SplitMix64::new(29);
         let bands = [TT_MOVE, GOOD_CAPTURE, KILLER, COUNTERMOVE, 0, BAD_CAPTURE];
         for round in 0..500 {
-            let len = 1 + (next() % if round % 50 == 0 { MAX_MOVES as u64 } else { 60 }) as usize;
+            let len = 1 + rng.below(if round % 50 == 0 { MAX_MOVES as u64 } else { 60 }) as usize;
             let moves: Vec<Move> = (0..len)
                 .map(|i| {
                     let square = |index: usize| Square::new(index as u32).expect("a square");
@@ -240,7 +234,7 @@ mod tests {
                 .collect();
             // Few distinct values, so that ties are common, over every band and both signs.
             let scores: Vec<i32> =
-                (0..len).map(|_| bands[(next() % 6) as usize] + (next() % 7) as i32 * 4_000 - 12_000).collect();
+                (0..len).map(|_| bands[rng.index(bands.len())] + rng.below(7) as i32 * 4_000 - 12_000).collect();
             let expected = reference_order(moves.clone(), scores.clone());
             let mut moves = moves;
             let mut packed: Vec<i32> = scores.iter().enumerate().map(|(i, &s)| pack(s, i)).collect();

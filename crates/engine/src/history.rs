@@ -28,14 +28,21 @@ pub struct Histories {
     butterfly: Box<[[[i16; 64]; 64]; 2]>,
     /// Captures by moving piece, target square and captured role.
     captures: Box<[[[i16; 6]; 64]; 12]>,
-    /// Continuation history: indexed by an earlier move's piece and target, then this move's.
-    continuation: Box<[[ContinuationTable; 64]; 12]>,
+    /// Continuation history: a row per earlier move (see [`ContinuationRows`]), then indexed by
+    /// this move's piece and target.
+    continuation: Box<[ContinuationTable; CONTINUATION_ROWS]>,
     /// The quiet move that last refuted a move, by that move's piece and target.
     countermoves: Box<[[Option<Move>; 64]; 12]>,
     /// Correction history: how far search results have been from the static evaluation, by
     /// side to move and pawn structure (in 1/256 centipawn).
     pawn_correction: Box<[[i32; CORRECTION_SIZE]; 2]>,
 }
+
+/// Continuation-history rows: one per earlier move (its piece and target square), and a last
+/// row that is never written, standing for "no earlier move" (the root, a null move), so that
+/// reading needs no branch.
+const CONTINUATION_ROWS: usize = 12 * 64 + 1;
+const NO_PREVIOUS_MOVE: usize = CONTINUATION_ROWS - 1;
 
 const CORRECTION_SIZE: usize = 16_384;
 /// Corrections are kept in 1/256 centipawn for smooth averaging.
@@ -58,7 +65,10 @@ impl Default for Histories {
         Histories {
             butterfly: Box::new([[[0; 64]; 64]; 2]),
             captures: Box::new([[[0; 6]; 64]; 12]),
-            continuation: vec![[[[0i16; 64]; 12]; 64]; 12].into_boxed_slice().try_into().expect("12 tables"),
+            continuation: vec![[[0i16; 64]; 12]; CONTINUATION_ROWS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("one table a row"),
             countermoves: Box::new([[None; 64]; 12]),
             pawn_correction: Box::new([[0; CORRECTION_SIZE]; 2]),
         }
@@ -72,6 +82,27 @@ pub struct PieceTo {
     pub piece: usize,
     /// Its target square.
     pub to: Square,
+}
+
+impl PieceTo {
+    /// This move's row of the continuation history.
+    #[inline]
+    fn continuation_row(self) -> usize {
+        self.piece * 64 + self.to.index()
+    }
+}
+
+/// The continuation-history rows a node's quiet moves are scored from: those of the moves one
+/// and two plies back. Found once a node rather than once a move, since every move reads them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ContinuationRows([usize; 2]);
+
+impl ContinuationRows {
+    /// The rows of `previous` (the move one ply back, then two); a missing move reads zeros.
+    #[must_use]
+    pub fn of(previous: [Option<PieceTo>; 2]) -> ContinuationRows {
+        ContinuationRows(previous.map(|p| p.map_or(NO_PREVIOUS_MOVE, PieceTo::continuation_row)))
+    }
 }
 
 impl Histories {
@@ -104,17 +135,19 @@ impl Histories {
         update(&mut self.captures[piece][to.index()][captured.index()], bonus);
     }
 
-    /// The continuation score of playing `piece` to `to` after `previous`.
+    /// The continuation scores of playing `piece` to `to` after the moves of `rows`, summed.
     #[inline]
-    pub fn continuation(&self, previous: Option<PieceTo>, piece: usize, to: Square) -> i32 {
-        previous.map_or(0, |p| i32::from(self.continuation[p.piece][p.to.index()][piece][to.index()]))
+    pub fn continuation(&self, rows: ContinuationRows, piece: usize, to: Square) -> i32 {
+        let [one_back, two_back] = rows.0;
+        i32::from(self.continuation[one_back][piece][to.index()])
+            + i32::from(self.continuation[two_back][piece][to.index()])
     }
 
     /// Updates the continuation score.
     #[inline]
     pub fn update_continuation(&mut self, previous: Option<PieceTo>, piece: usize, to: Square, bonus: i32) {
         if let Some(p) = previous {
-            update(&mut self.continuation[p.piece][p.to.index()][piece][to.index()], bonus);
+            update(&mut self.continuation[p.continuation_row()][piece][to.index()], bonus);
         }
     }
 
@@ -163,5 +196,34 @@ mod tests {
             update(&mut v, -4000);
         }
         assert!(i32::from(v) >= -HISTORY_MAX);
+    }
+
+    /// Each earlier move has a row of its own, and a missing one reads zeros even after every
+    /// row has been updated.
+    #[test]
+    fn continuation_rows_are_per_earlier_move_and_a_missing_move_reads_zero() {
+        let mut histories = Histories::default();
+        let square = |i: u32| Square::new(i).expect("a square");
+        for piece in 0..12 {
+            for to in 0..64 {
+                let previous = Some(PieceTo { piece, to: square(to) });
+                let bonus = 1 + (piece * 64) as i32 + to as i32;
+                histories.update_continuation(previous, 5, square(9), bonus);
+                histories.update_continuation(None, 5, square(9), 9_999);
+            }
+        }
+        for piece in 0..12 {
+            for to in 0..64 {
+                let one = Some(PieceTo { piece, to: square(to) });
+                let alone = histories.continuation(ContinuationRows::of([one, None]), 5, square(9));
+                assert_eq!(alone, 1 + (piece * 64) as i32 + to as i32, "piece {piece} to {to}");
+                let two_back = histories.continuation(ContinuationRows::of([None, one]), 5, square(9));
+                assert_eq!(two_back, alone);
+            }
+        }
+        let both = [Some(PieceTo { piece: 0, to: square(0) }), Some(PieceTo { piece: 11, to: square(63) })];
+        assert_eq!(histories.continuation(ContinuationRows::of(both), 5, square(9)), 1 + 768);
+        assert_eq!(histories.continuation(ContinuationRows::of([None, None]), 5, square(9)), 0);
+        assert_eq!(histories.continuation(ContinuationRows::of(both), 5, square(10)), 0);
     }
 }

@@ -6,7 +6,7 @@ use arrayvec::ArrayVec;
 use ferz_chess::{MAX_MOVES, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
-use crate::history::{Histories, PieceTo, piece_index};
+use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
 use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN};
 use crate::see::see_ge;
 
@@ -94,6 +94,8 @@ pub struct MovePicker<'a> {
     scores: ArrayVec<i32, MAX_MOVES>,
     next: usize,
     hints: OrderingHints,
+    /// Where the quiet moves' continuation scores are read, from `hints.previous`.
+    continuations: ContinuationRows,
     stage: Stage,
     /// Quiescence ordering: captures by victim and attacker only.
     tactical: bool,
@@ -102,7 +104,15 @@ pub struct MovePicker<'a> {
 impl<'a> MovePicker<'a> {
     /// Orders the moves of a full-width node.
     pub fn new(moves: &'a mut MoveList, hints: OrderingHints) -> MovePicker<'a> {
-        MovePicker { moves, scores: ArrayVec::new(), next: 0, hints, stage: Stage::TableMove, tactical: false }
+        MovePicker {
+            moves,
+            scores: ArrayVec::new(),
+            next: 0,
+            hints,
+            continuations: ContinuationRows::of(hints.previous),
+            stage: Stage::TableMove,
+            tactical: false,
+        }
     }
 
     /// Orders captures and promotions for the quiescence search (MVV-LVA with history).
@@ -112,6 +122,7 @@ impl<'a> MovePicker<'a> {
             scores: ArrayVec::new(),
             next: 0,
             hints: OrderingHints { tt_move, ..OrderingHints::default() },
+            continuations: ContinuationRows::of([None; 2]),
             stage: Stage::TableMove,
             tactical: true,
         }
@@ -161,7 +172,7 @@ impl<'a> MovePicker<'a> {
         } else if histories.countermove(self.hints.previous[0]) == Some(m) {
             COUNTERMOVE
         } else {
-            quiet_score(pos, m, histories, self.hints.previous)
+            quiet_score(pos, m, histories, self.continuations)
         }
     }
 }
@@ -190,11 +201,9 @@ fn tactical_score(pos: &Position, m: Move, histories: &Histories) -> i32 {
 
 /// The history score of a quiet move: butterfly plus continuation from one and two plies back.
 #[inline]
-pub fn quiet_score(pos: &Position, m: Move, histories: &Histories, previous: [Option<PieceTo>; 2]) -> i32 {
+pub fn quiet_score(pos: &Position, m: Move, histories: &Histories, continuations: ContinuationRows) -> i32 {
     let piece = piece_index(pos.board().piece_at(m.from()).expect("legal move has a mover"));
-    histories.quiet(pos.turn(), m)
-        + histories.continuation(previous[0], piece, m.to())
-        + histories.continuation(previous[1], piece, m.to())
+    histories.quiet(pos.turn(), m) + histories.continuation(continuations, piece, m.to())
 }
 
 #[cfg(test)]

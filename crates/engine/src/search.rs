@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use ferz_chess::{Bitboard, Move, Position, Role, Variant};
 
 use crate::eval::{evaluate, piece_value};
-use crate::history::{Histories, PieceTo, piece_index};
+use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
 use crate::limits::MAX_PLY;
 use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_score};
 use crate::nnue::NnueStack;
@@ -545,6 +545,7 @@ impl Worker {
             self.frames[ply.saturating_sub(1)].moved.filter(|_| ply >= 1),
             self.frames[ply.saturating_sub(2)].moved.filter(|_| ply >= 2),
         ];
+        let continuations = ContinuationRows::of(previous);
         let mut picker =
             MovePicker::new(&mut moves, OrderingHints { tt_move, killers: self.frames[ply].killers, previous });
 
@@ -628,7 +629,7 @@ impl Worker {
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
                 if quiet {
-                    let history = quiet_score(pos, mv, &self.histories, previous);
+                    let history = quiet_score(pos, mv, &self.histories, continuations);
                     reduction -= history / LMR_HISTORY_DIVISOR.get();
                 }
                 let reduced = (new_depth - reduction.max(0)).clamp(1, new_depth.max(1));

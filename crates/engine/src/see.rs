@@ -4,12 +4,30 @@ use ferz_chess::{Bitboard, Color, Move, MoveKind, Position, Role, Square, Varian
 
 use crate::eval::piece_value;
 
-/// Roles from the least to the most valuable, the order attackers join an exchange.
-fn roles_by_value(variant: Variant) -> [Role; 6] {
+/// Roles from the least to the most valuable (the king last), the order attackers join an
+/// exchange; sorted at compile time, once per variant's values.
+const fn roles_by_value(variant: Variant) -> [Role; 6] {
+    const fn key(variant: Variant, role: Role) -> i32 {
+        if matches!(role, Role::King) { i32::MAX } else { piece_value(variant, role) }
+    }
     let mut roles = Role::ALL;
-    roles.sort_by_key(|&role| if role == Role::King { i32::MAX } else { piece_value(variant, role) });
+    // Insertion sort: stable, like the order of `Role::ALL` among equal values.
+    let mut i = 1;
+    while i < roles.len() {
+        let mut j = i;
+        while j > 0 && key(variant, roles[j - 1]) > key(variant, roles[j]) {
+            let lighter = roles[j];
+            roles[j] = roles[j - 1];
+            roles[j - 1] = lighter;
+            j -= 1;
+        }
+        i += 1;
+    }
     roles
 }
+
+const CHESS_ROLES_BY_VALUE: [Role; 6] = roles_by_value(Variant::Chess);
+const SHATRANJ_ROLES_BY_VALUE: [Role; 6] = roles_by_value(Variant::Shatranj);
 
 /// Whether the exchange started by `m` wins at least `threshold` centipawns for the mover,
 /// assuming both sides recapture with their least valuable piece and stop when it pays.
@@ -47,7 +65,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: i32) -> bool {
         return true;
     }
     occupied = occupied.without(from).with(to);
-    let order = roles_by_value(variant);
+    let order = if variant.is_shatranj() { &SHATRANJ_ROLES_BY_VALUE } else { &CHESS_ROLES_BY_VALUE };
     let mut side: Color = pos.turn();
     let mut attackers = pos.attackers_to(to, board.occupied(), occupied) & occupied;
     let mut result = true;
@@ -87,6 +105,18 @@ mod tests {
     fn see(fen: &str, variant: Variant, uci: &str, threshold: i32) -> bool {
         let pos = Position::from_fen(fen, variant).unwrap();
         see_ge(&pos, pos.parse_uci(uci).unwrap(), threshold)
+    }
+
+    #[test]
+    fn attackers_join_from_the_least_valuable() {
+        use Role::{Bishop, King, Knight, Pawn, Queen, Rook};
+        assert_eq!(CHESS_ROLES_BY_VALUE, [Pawn, Knight, Bishop, Rook, Queen, King]);
+        // Shatranj's alfil (bishop) and ferz (queen) are worth less than its knight.
+        assert_eq!(SHATRANJ_ROLES_BY_VALUE, [Pawn, Bishop, Queen, Knight, Rook, King]);
+        for variant in [Variant::Chess, Variant::Chess960, Variant::Shatranj] {
+            let order = roles_by_value(variant);
+            assert!(order[..5].windows(2).all(|w| piece_value(variant, w[0]) <= piece_value(variant, w[1])));
+        }
     }
 
     #[test]

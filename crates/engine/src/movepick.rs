@@ -10,9 +10,9 @@ use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
 use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN};
 use crate::see::see_ge;
 
-// The score bands, best first. Every score fits in `SCORE_BITS` signed bits (captures' values
-// and histories stay within a few times `HISTORY_MAX`), so that a move's place in the list can
-// share its `i32` (see `pack`).
+// The score bands, best first. Every score stays below `TT_MOVE * 2` in magnitude (captures'
+// values and histories stay within a few times `HISTORY_MAX`), so that it fits in the bits above
+// the move's place in the list and both share one `i32` (see `pack`).
 const TT_MOVE: i32 = 1 << 21;
 const GOOD_CAPTURE: i32 = 1 << 20;
 const KILLER: i32 = 1 << 19;

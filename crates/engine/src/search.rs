@@ -516,6 +516,7 @@ impl Worker {
                     + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_MAX_EVAL_REDUCTION.get());
                 let mut child = *pos;
                 child.play_null();
+                shared.tt.prefetch(child.key());
                 self.frames[ply].moved = None;
                 self.keys.push(child.key());
                 self.nnue.push_null(ply);
@@ -582,6 +583,8 @@ impl Worker {
             }
             let mut child = *pos;
             child.play_unchecked(mv);
+            // The child probes the table first thing: ask for its bucket as early as it is known.
+            shared.tt.prefetch(child.key());
             let gives_check = child.is_check();
 
             // Singular extension: if every other move falls well short of the table move's
@@ -619,7 +622,6 @@ impl Worker {
                 }
             }
 
-            shared.tt.prefetch(child.key());
             self.enter(pos, mv, &child, ply);
             let new_depth = depth - 1 + extension;
 
@@ -798,6 +800,7 @@ impl Worker {
             }
             let mut child = *pos;
             child.play_unchecked(mv);
+            shared.tt.prefetch(child.key());
             self.keys.push(child.key());
             self.nnue.push(ply, pos, mv);
             let score = -self.quiescence::<PV>(&child, -beta, -alpha, ply + 1, shared);

@@ -21,6 +21,11 @@ pub(crate) trait Sink {
     fn promotions<const SHATRANJ: bool>(&mut self, targets: Bitboard, delta: i32);
     /// One special move (castling, en passant).
     fn push(&mut self, m: Move);
+    /// The origin squares of the moves the sink wants: the generator skips the other pieces.
+    #[inline(always)]
+    fn origins(&self) -> Bitboard {
+        Bitboard::FULL
+    }
 }
 
 impl Sink for MoveList {
@@ -84,6 +89,55 @@ impl Sink for Counter {
     }
 }
 
+/// Looks for one move: the generator then produces only the moves of the piece on its origin
+/// square, which makes a legality test a small part of a full generation.
+struct Finder {
+    target: Move,
+    found: bool,
+}
+
+impl Sink for Finder {
+    #[inline(always)]
+    fn piece_moves(&mut self, from: Square, targets: Bitboard) {
+        let to = self.target.to();
+        self.found |= targets.contains(to) && Move::normal(from, to) == self.target;
+    }
+
+    #[inline(always)]
+    fn pawn_moves(&mut self, targets: Bitboard, delta: i32) {
+        let to = self.target.to();
+        if targets.contains(to) {
+            let from = Square::from_index_unchecked((to.index() as i32 - delta) as u32);
+            self.found |= Move::normal(from, to) == self.target;
+        }
+    }
+
+    #[inline(always)]
+    fn promotions<const SHATRANJ: bool>(&mut self, targets: Bitboard, delta: i32) {
+        let to = self.target.to();
+        let role = self.target.promotion_role();
+        let generated = if SHATRANJ {
+            matches!(role, Some(Role::Queen))
+        } else {
+            matches!(role, Some(Role::Queen | Role::Rook | Role::Bishop | Role::Knight))
+        };
+        if generated && targets.contains(to) {
+            let from = Square::from_index_unchecked((to.index() as i32 - delta) as u32);
+            self.found |= role.is_some_and(|role| Move::promotion(from, to, role) == self.target);
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        self.found |= m == self.target;
+    }
+
+    #[inline(always)]
+    fn origins(&self) -> Bitboard {
+        Bitboard::from_square(self.target.from())
+    }
+}
+
 const NOT_A_FILE: Bitboard = Bitboard(!0x0101_0101_0101_0101);
 const NOT_H_FILE: Bitboard = Bitboard(!0x8080_8080_8080_8080);
 
@@ -94,8 +148,15 @@ impl Position {
     #[must_use]
     pub fn legal_moves(&self) -> MoveList {
         let mut moves = MoveList::new();
-        self.generate(&mut moves);
+        self.push_legal_moves(&mut moves);
         moves
+    }
+
+    /// Appends the [`legal_moves`](Position::legal_moves) to `moves`: for a caller that keeps
+    /// its own list, which spares the copy of a returned one.
+    #[inline]
+    pub fn push_legal_moves(&self, moves: &mut MoveList) {
+        self.generate(moves);
     }
 
     /// The number of legal moves, counted without listing them.
@@ -120,10 +181,15 @@ impl Position {
         counter.0 == 0
     }
 
-    /// Whether `m` is legal here.
+    /// Whether `m` is legal here (one of [`legal_moves`](Position::legal_moves)), for any
+    /// move, however it was made: a search asks this of the table's move before generating the
+    /// others, since that move often ends the node on its own.
     #[must_use]
+    #[inline]
     pub fn is_legal(&self, m: Move) -> bool {
-        self.legal_moves().contains(&m)
+        let mut finder = Finder { target: m, found: false };
+        self.generate(&mut finder);
+        finder.found
     }
 
     /// The legal captures (en passant included) and promotions: the moves a quiescence search
@@ -131,8 +197,15 @@ impl Position {
     #[must_use]
     pub fn legal_captures_and_promotions(&self) -> MoveList {
         let mut moves = MoveList::new();
-        self.generate_filtered::<true, MoveList>(&mut moves);
+        self.push_legal_captures_and_promotions(&mut moves);
         moves
+    }
+
+    /// Appends the [`legal_captures_and_promotions`](Position::legal_captures_and_promotions)
+    /// to `moves`, as [`push_legal_moves`](Position::push_legal_moves) does for all moves.
+    #[inline]
+    pub fn push_legal_captures_and_promotions(&self, moves: &mut MoveList) {
+        self.generate_filtered::<true, MoveList>(moves);
     }
 
     #[inline(always)]
@@ -201,10 +274,14 @@ impl Position {
         let theirs = b.by_color(them);
         // With CAPTURES only moves onto enemy pieces (and promotions, below) are generated.
         let destinations = if CAPTURES { theirs } else { !ours };
-        let without_king = occupied.without(king);
-        for to in king_attacks(king) & destinations {
-            if self.attackers_to_generic::<SHATRANJ>(to, b.by_color(them), without_king).is_empty() {
-                sink.push(Move::normal(king, to));
+        let origins = sink.origins();
+        let king_may_move = (origins & Bitboard::from_square(king)).is_nonempty();
+        if king_may_move {
+            let without_king = occupied.without(king);
+            for to in king_attacks(king) & destinations {
+                if self.attackers_to_generic::<SHATRANJ>(to, b.by_color(them), without_king).is_empty() {
+                    sink.push(Move::normal(king, to));
+                }
             }
         }
         if self.checkers.more_than_one() {
@@ -218,7 +295,8 @@ impl Position {
         };
         let targets = destinations & mask;
         let pinned = self.pinned::<SHATRANJ>(king);
-        let free = ours & !pinned;
+        let movers = ours & origins;
+        let free = movers & !pinned;
 
         // A pinned knight (or Shatranj leaper, pinned only orthogonally) can never move.
         for from in b.by_role(Role::Knight) & free {
@@ -232,7 +310,7 @@ impl Position {
                 sink.piece_moves(from, ferz_attacks(from) & targets);
             }
         } else {
-            let diagonal = (b.by_role(Role::Bishop) | b.by_role(Role::Queen)) & ours;
+            let diagonal = (b.by_role(Role::Bishop) | b.by_role(Role::Queen)) & movers;
             for from in diagonal & !pinned {
                 sink.piece_moves(from, bishop_attacks(from, occupied) & targets);
             }
@@ -241,7 +319,7 @@ impl Position {
             }
         }
         let orthogonal =
-            (b.by_role(Role::Rook) | if SHATRANJ { Bitboard::EMPTY } else { b.by_role(Role::Queen) }) & ours;
+            (b.by_role(Role::Rook) | if SHATRANJ { Bitboard::EMPTY } else { b.by_role(Role::Queen) }) & movers;
         for from in orthogonal & !pinned {
             sink.piece_moves(from, rook_attacks(from, occupied) & targets);
         }
@@ -252,11 +330,11 @@ impl Position {
         self.generate_pawns::<SHATRANJ, CAPTURES, S>(sink, king, pinned, mask);
 
         if !SHATRANJ {
-            if !CAPTURES && self.checkers.is_empty() {
+            if !CAPTURES && self.checkers.is_empty() && king_may_move {
                 self.generate_castling(sink, king);
             }
             if let Some(ep) = self.ep_square {
-                for from in pawn_attacks(them, ep) & b.pieces(us, Role::Pawn) {
+                for from in pawn_attacks(them, ep) & b.pieces(us, Role::Pawn) & origins {
                     if self.ep_is_legal(from, ep) {
                         sink.push(Move::en_passant(from, ep));
                     }
@@ -275,7 +353,7 @@ impl Position {
     ) {
         let b = &self.board;
         let us = self.turn;
-        let pawns = b.pieces(us, Role::Pawn);
+        let pawns = b.pieces(us, Role::Pawn) & sink.origins();
         if pawns.is_empty() {
             return;
         }

@@ -1,6 +1,6 @@
 //! Move ordering: the table move first, then every other move scored once and handed out best
 //! first. Scoring waits until the table move has been searched, because it often refutes the
-//! node on its own.
+//! node on its own; in a full-width node the other moves are not even generated until then.
 
 use arrayvec::ArrayVec;
 use ferz_chess::{MAX_MOVES, Move, MoveList, Position, Role};
@@ -77,8 +77,12 @@ pub struct OrderingHints {
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Stage {
+    /// The legal table move goes first: at index 0 of the list, or alone while the list waits
+    /// to be generated until it has been searched.
     TableMove,
+    /// The list is full (the table move, if it went first, at index 0) and not yet scored.
     Score,
+    /// Scored: the best remaining move goes next.
     Rest,
 }
 
@@ -102,29 +106,43 @@ pub struct MovePicker<'a> {
 }
 
 impl<'a> MovePicker<'a> {
-    /// Orders the moves of a full-width node.
-    pub fn new(moves: &'a mut MoveList, hints: OrderingHints) -> MovePicker<'a> {
+    /// Orders the legal moves of a full-width node in `moves` (which it fills); `None` when the
+    /// side to move has none.
+    #[inline(always)]
+    pub fn new(pos: &Position, moves: &'a mut MoveList, hints: OrderingHints) -> Option<MovePicker<'a>> {
+        let table_move_first = hints.tt_move.is_some_and(|m| pos.is_legal(m));
+        if !table_move_first {
+            pos.push_legal_moves(moves);
+            if moves.is_empty() {
+                return None;
+            }
+        }
+        Some(MovePicker::with_stage(moves, hints, table_move_first, false))
+    }
+
+    /// Orders the legal captures and promotions for the quiescence search (MVV-LVA with
+    /// history), in `moves` (which it fills). They are generated at once: few quiescence nodes
+    /// have a table move, so testing its legality first would cost more than it saves.
+    #[inline(always)]
+    pub fn new_tactical(pos: &Position, moves: &'a mut MoveList, tt_move: Option<Move>) -> MovePicker<'a> {
+        pos.push_legal_captures_and_promotions(moves);
+        let table_move = tt_move.and_then(|tt| moves.iter().position(|&m| m == tt));
+        if let Some(index) = table_move {
+            moves.swap(0, index);
+        }
+        MovePicker::with_stage(moves, OrderingHints { tt_move, ..OrderingHints::default() }, table_move.is_some(), true)
+    }
+
+    #[inline(always)]
+    fn with_stage(moves: &'a mut MoveList, hints: OrderingHints, table_move_first: bool, tactical: bool) -> Self {
         MovePicker {
             moves,
             scores: ArrayVec::new(),
             next: 0,
             hints,
             continuations: ContinuationRows::of(hints.previous),
-            stage: Stage::TableMove,
-            tactical: false,
-        }
-    }
-
-    /// Orders captures and promotions for the quiescence search (MVV-LVA with history).
-    pub fn new_tactical(moves: &'a mut MoveList, tt_move: Option<Move>) -> MovePicker<'a> {
-        MovePicker {
-            moves,
-            scores: ArrayVec::new(),
-            next: 0,
-            hints: OrderingHints { tt_move, ..OrderingHints::default() },
-            continuations: ContinuationRows::of([None; 2]),
-            stage: Stage::TableMove,
-            tactical: true,
+            stage: if table_move_first { Stage::TableMove } else { Stage::Score },
+            tactical,
         }
     }
 
@@ -133,16 +151,22 @@ impl<'a> MovePicker<'a> {
     pub fn next(&mut self, pos: &Position, histories: &Histories) -> Option<(Move, i32)> {
         if self.stage == Stage::TableMove {
             self.stage = Stage::Score;
-            if let Some(tt) = self.hints.tt_move
-                && let Some(index) = self.moves.iter().position(|&m| m == tt)
-            {
-                self.moves.swap(0, index);
-                self.next = 1;
-                return Some((tt, TT_MOVE));
-            }
+            self.next = 1;
+            return self.hints.tt_move.map(|m| (m, TT_MOVE));
         }
         if self.stage == Stage::Score {
             self.stage = Stage::Rest;
+            if self.next == 1 && self.moves.is_empty() {
+                // The table move went first alone: generate the others now, the table move at
+                // index 0.
+                pos.push_legal_moves(self.moves);
+                match self.moves.iter().position(|&m| Some(m) == self.hints.tt_move) {
+                    Some(index) => self.moves.swap(0, index),
+                    // Not reached (`is_legal` agrees with the generator); if it were, the whole
+                    // list is scored and nothing is handed out twice.
+                    None => self.next = 0,
+                }
+            }
             // The table move, if it was handed out, keeps a placeholder score at index 0.
             self.scores.extend((0..self.next).map(|i| pack(TT_MOVE, i)));
             for (i, &m) in self.moves.iter().enumerate().skip(self.next) {
@@ -209,7 +233,7 @@ pub fn quiet_score(pos: &Position, m: Move, histories: &Histories, continuations
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferz_chess::{SplitMix64, Square};
+    use ferz_chess::{SplitMix64, Square, Variant};
 
     /// Selection as a scan that keeps the first maximum and swaps it forward: the order the
     /// packed selection must reproduce, ties included.
@@ -251,6 +275,69 @@ mod tests {
                 (0..len).map(|start| select_best(&mut moves, &mut packed, start).expect("a move is left")).collect();
             assert_eq!(got, expected, "round {round}");
             assert_eq!(select_best(&mut moves, &mut packed, len), None);
+        }
+    }
+
+    /// Everything a picker hands out, in order.
+    fn drain(pos: &Position, mut picker: MovePicker<'_>) -> Vec<Move> {
+        let histories = Histories::default();
+        std::iter::from_fn(|| picker.next(pos, &histories).map(|(m, _)| m)).collect()
+    }
+
+    fn sorted(mut moves: Vec<Move>) -> Vec<Move> {
+        moves.sort_by_key(|m| m.to_u16());
+        moves
+    }
+
+    #[test]
+    fn a_picker_hands_out_every_legal_move_once_with_a_legal_table_move_first() {
+        let fens = [
+            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", Variant::Chess),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", Variant::Chess),
+            ("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", Variant::Chess),
+            ("1r2k2r/8/8/8/8/8/8/R3K1R1 w GAhb - 0 1", Variant::Chess960),
+            ("rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1", Variant::Shatranj),
+        ];
+        for (fen, variant) in fens {
+            let pos = Position::from_fen(fen, variant).expect("a valid FEN");
+            let legal = pos.legal_moves();
+            let tactical: Vec<Move> =
+                legal.iter().copied().filter(|&m| is_capture(&pos, m) || m.promotion_role().is_some()).collect();
+            // Every legal move as the table move, and moves of other positions that are illegal here.
+            let other = Position::new(Variant::Chess).legal_moves();
+            let hints = legal.iter().chain(other.iter()).map(|&m| Some(m)).chain([None]);
+            for tt_move in hints {
+                let mut moves = MoveList::new();
+                let picker = MovePicker::new(&pos, &mut moves, OrderingHints { tt_move, ..OrderingHints::default() })
+                    .expect("moves to hand out");
+                let order = drain(&pos, picker);
+                assert_eq!(sorted(order.clone()), sorted(legal.to_vec()), "{fen} with {tt_move:?}");
+                if let Some(tt) = tt_move.filter(|m| legal.contains(m)) {
+                    assert_eq!(order[0], tt, "{fen}: the legal table move first");
+                }
+
+                let mut moves = MoveList::new();
+                let order = drain(&pos, MovePicker::new_tactical(&pos, &mut moves, tt_move));
+                assert_eq!(sorted(order.clone()), sorted(tactical.clone()), "{fen} tactical with {tt_move:?}");
+                if let Some(tt) = tt_move.filter(|m| tactical.contains(m)) {
+                    assert_eq!(order[0], tt, "{fen}: the tactical table move first");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_picker_is_none_without_legal_moves_whatever_the_table_says() {
+        let mate = Position::from_fen("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", Variant::Chess)
+            .expect("a valid FEN");
+        let stalemate = Position::from_fen("k7/8/1Q6/8/8/8/8/7K b - - 0 1", Variant::Chess).expect("a valid FEN");
+        let start = Position::new(Variant::Chess);
+        for pos in [mate, stalemate] {
+            for tt_move in start.legal_moves().iter().map(|&m| Some(m)).chain([None]) {
+                let mut moves = MoveList::new();
+                let hints = OrderingHints { tt_move, ..OrderingHints::default() };
+                assert!(MovePicker::new(&pos, &mut moves, hints).is_none(), "{} with {tt_move:?}", pos.fen());
+            }
         }
     }
 

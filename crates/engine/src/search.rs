@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use ferz_chess::{Bitboard, Move, Position, Role, Variant};
+use ferz_chess::{Bitboard, Move, MoveList, Position, Role, Variant};
 
 use crate::eval::{evaluate, piece_value};
 use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
@@ -537,18 +537,17 @@ impl Worker {
             depth -= 1;
         }
 
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
-            // Checkmate, or stalemate: a draw in chess, a loss for the stalemated side in Shatranj.
-            return if in_check || pos.variant() == Variant::Shatranj { mated_in(ply) } else { 0 };
-        }
         let previous = [
             self.frames[ply.saturating_sub(1)].moved.filter(|_| ply >= 1),
             self.frames[ply.saturating_sub(2)].moved.filter(|_| ply >= 2),
         ];
         let continuations = ContinuationRows::of(previous);
-        let mut picker =
-            MovePicker::new(&mut moves, OrderingHints { tt_move, killers: self.frames[ply].killers, previous });
+        let mut moves = MoveList::new();
+        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous };
+        let Some(mut picker) = MovePicker::new(pos, &mut moves, hints) else {
+            // Checkmate, or stalemate: a draw in chess, a loss for the stalemated side in Shatranj.
+            return if in_check || pos.variant() == Variant::Shatranj { mated_in(ply) } else { 0 };
+        };
 
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
@@ -763,13 +762,16 @@ impl Worker {
         }
 
         let in_check = pos.is_check();
+        let tt_move = tt_entry.and_then(|e| e.mv);
+        let mut moves = MoveList::new();
         let stand_pat;
-        let mut moves = if in_check {
+        let mut picker = if in_check {
             stand_pat = -INFINITY;
-            let evasions = pos.legal_moves();
-            if evasions.is_empty() {
+            let Some(evasions) =
+                MovePicker::new(pos, &mut moves, OrderingHints { tt_move, ..OrderingHints::default() })
+            else {
                 return mated_in(ply);
-            }
+            };
             evasions
         } else {
             stand_pat = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
@@ -777,17 +779,11 @@ impl Worker {
                 return stand_pat;
             }
             alpha = alpha.max(stand_pat);
-            pos.legal_captures_and_promotions()
+            MovePicker::new_tactical(pos, &mut moves, tt_move)
         };
         let original_alpha = alpha;
         let mut best_score = stand_pat;
         let mut best_move = None;
-        let tt_move = tt_entry.and_then(|e| e.mv);
-        let mut picker = if in_check {
-            MovePicker::new(&mut moves, OrderingHints { tt_move, ..OrderingHints::default() })
-        } else {
-            MovePicker::new_tactical(&mut moves, tt_move)
-        };
         let variant = pos.variant();
         while let Some((mv, _)) = picker.next(pos, &self.histories) {
             if !in_check {

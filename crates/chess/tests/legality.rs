@@ -1,7 +1,8 @@
 //! `Position::is_legal` generates only the moves of the piece a move starts from; it must agree
 //! with the full list for every one of the 28,672 move codes, in the perft suites' positions
 //! (castling in every Chess960 shape, en passant beside pins, promotions, checks and double
-//! checks, Shatranj) and in the positions one move after each of the tricky ones.
+//! checks, Shatranj), in the positions one move after each of the tricky ones, and along random
+//! games of the three variants.
 
 use ferz_chess::{Move, PerftCase, Position, ShatranjArray, SplitMix64, SuiteFormat, Variant, parse_suite};
 

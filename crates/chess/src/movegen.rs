@@ -114,16 +114,15 @@ impl Sink for Finder {
 
     #[inline(always)]
     fn promotions<const SHATRANJ: bool>(&mut self, targets: Bitboard, delta: i32) {
-        let to = self.target.to();
-        let role = self.target.promotion_role();
-        let generated = if SHATRANJ {
-            matches!(role, Some(Role::Queen))
-        } else {
-            matches!(role, Some(Role::Queen | Role::Rook | Role::Bishop | Role::Knight))
+        let Some(role) = self.target.promotion_role() else {
+            return;
         };
-        if generated && targets.contains(to) {
+        // A promotion code names a queen, rook, bishop or knight, each legal in chess; in
+        // Shatranj the pawn becomes a ferz only, which is stored as the queen.
+        let to = self.target.to();
+        if (!SHATRANJ || role == Role::Queen) && targets.contains(to) {
             let from = Square::from_index_unchecked((to.index() as i32 - delta) as u32);
-            self.found |= role.is_some_and(|role| Move::promotion(from, to, role) == self.target);
+            self.found |= Move::promotion(from, to, role) == self.target;
         }
     }
 

@@ -229,6 +229,12 @@ fn ferz_lists_its_tunables_only_when_asked_and_reads_a_params_file() {
     let names: Vec<&str> = params.lines().map(|l| l.split(',').next().unwrap()).collect();
     assert!(names.len() > 30 && names.contains(&"RFP_MARGIN_PER_DEPTH"), "{params}");
     assert!(params.lines().all(|l| l.split(',').count() == 7), "{params}");
+    // Shatranj's values, under the same names; an unknown variant is refused by name.
+    let shatranj = String::from_utf8(run_ferz(&["spsa", "params", "--variant", "shatranj"]).stdout).unwrap();
+    let shatranj_names: Vec<&str> = shatranj.lines().map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(shatranj_names, names);
+    let unknown = run_ferz(&["spsa", "params", "--variant", "xiangqi"]);
+    assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("xiangqi"));
 
     let listing = |args: &[&str]| {
         let mut engine = UciProcess::start(args);

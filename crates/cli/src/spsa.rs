@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use ferz_arena::EngineCommand;
+use ferz_chess::Variant;
 use ferz_spsa::{SpsaConfig, SpsaControl, parse_openbench, run_spsa};
 
 /// `ferz spsa run`, `ferz spsa status` and `ferz spsa params`.
@@ -19,8 +20,12 @@ pub enum SpsaCommand {
     /// directory's state), then write the result as a params file.
     Run(SpsaRunArgs),
     /// Print ferz's search parameters in OpenBench's SPSA input format
-    /// (`name, int, value, min, max, c_end, r_end`).
-    Params,
+    /// (`name, int, value, min, max, c_end, r_end`), with their values in one variant.
+    Params {
+        /// Whose values: chess (Chess960 plays by the same) or shatranj.
+        #[arg(long, default_value = "chess")]
+        variant: Variant,
+    },
     /// Show where a run stands: iterations and games so far, and each parameter's start, value
     /// now and move, the furthest first (reads the output directory only; safe beside the run).
     Status {
@@ -54,8 +59,8 @@ pub struct SpsaRunArgs {
 /// when it was stopped by a signal (run it again to resume), 1 on bad settings or a failure.
 pub fn run(command: &SpsaCommand) -> anyhow::Result<ExitCode> {
     match command {
-        SpsaCommand::Params => {
-            print!("{}", ferz_engine::params::openbench_spsa_input());
+        SpsaCommand::Params { variant } => {
+            print!("{}", ferz_engine::params::openbench_spsa_input(*variant));
             Ok(ExitCode::SUCCESS)
         }
         SpsaCommand::Run(args) => tune(args),
@@ -87,7 +92,9 @@ fn tune(args: &SpsaRunArgs) -> anyhow::Result<ExitCode> {
         if resolved.command != EngineCommand::Ferz {
             bail!("params.file is required to tune an engine other than ferz (OpenBench SPSA input lines)");
         }
-        parse_openbench(&ferz_engine::params::openbench_spsa_input(), "ferz's search parameters")?
+        // Each variant starts from its own defaults.
+        let input = ferz_engine::params::openbench_spsa_input(resolved.variant);
+        parse_openbench(&input, "ferz's search parameters")?
     } else {
         let path = &config.params.file;
         let text = std::fs::read_to_string(path).with_context(|| format!("params.file {}", path.display()))?;

@@ -282,7 +282,7 @@ impl Engine {
         self.tt.new_search();
         let stop = AtomicBool::new(false);
         let nodes = AtomicU64::new(0);
-        let budget = TimeBudget::new(limits, root.turn(), self.options.move_overhead, start);
+        let budget = TimeBudget::new(limits, &root, self.options.move_overhead, start);
         let shared = SharedSearch {
             tt: &self.tt,
             stop: &stop,

@@ -186,8 +186,9 @@ impl<'a> MovePicker<'a> {
             let mover = pos.board().piece_at(m.from()).expect("legal move has a mover");
             let promotion = m.promotion_role().map_or(0, |r| piece_value(variant, r));
             let value = 8 * (piece_value(variant, victim) + promotion)
-                + histories.capture(piece_index(mover), m.to(), victim) / CAPTURE_HISTORY_DIVISOR.get();
-            let base = if see_ge(pos, m, -GOOD_CAPTURE_SEE_MARGIN.get()) { GOOD_CAPTURE } else { BAD_CAPTURE };
+                + histories.capture(piece_index(mover), m.to(), victim) / CAPTURE_HISTORY_DIVISOR.get(pos.variant());
+            let base =
+                if see_ge(pos, m, -GOOD_CAPTURE_SEE_MARGIN.get(pos.variant())) { GOOD_CAPTURE } else { BAD_CAPTURE };
             base + value
         } else if self.hints.killers[0] == Some(m) {
             KILLER

@@ -2,9 +2,15 @@
 //! move-ordering and time-management number the search uses, named for what it decides. Depths are in plies, scores in centipawns, shares in percent.
 //!
 //! Each is declared once, in the table below, with its default, the range a tuner may move it
-//! in and the step a tuner perturbs it by (SPSA's `c`). The values live in process-wide atomics
-//! that the search reads with relaxed loads (one `mov` on the usual targets): a UCI process has
-//! one engine, and the values change only between searches (`setoption`, a params file).
+//! in and the step a tuner perturbs it by (SPSA's `c`). A parameter may have another default in
+//! Shatranj, whose slower pieces may want other margins (`= 7 (shatranj 8)`): each variant
+//! keeps the values that were tested in it. Chess960 plays by chess's values.
+//!
+//! The values live in process-wide atomics, one per parameter and variant, that the search
+//! reads with relaxed loads (one `mov` on the usual targets): the values change only between
+//! searches (`setoption`, a params file), and a process that searches chess and Shatranj at once
+//! (self-play, the bot) reads each game's own values. A value that is set holds in every variant:
+//! a tuner or a params file means the value it sends, whichever variant is played.
 //! `ferz uci --tune` lists them as UCI spin options; `ferz spsa params` prints them in
 //! OpenBench's SPSA input format.
 //!
@@ -14,6 +20,8 @@
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::Duration;
 
+use ferz_chess::Variant;
+
 /// One tunable search parameter: its declaration and its current value.
 #[derive(Debug)]
 pub struct Tunable {
@@ -21,35 +29,73 @@ pub struct Tunable {
     pub name: &'static str,
     /// What it decides.
     pub doc: &'static str,
-    /// The built-in value.
-    pub default: i32,
+    /// The built-in value in chess and Chess960.
+    pub chess_default: i32,
+    /// The built-in value in Shatranj.
+    pub shatranj_default: i32,
     /// The smallest value a tuner may try.
     pub min: i32,
     /// The largest value a tuner may try.
     pub max: i32,
     /// The perturbation a tuner starts from (SPSA's `c_end` in OpenBench's terms).
     pub step: i32,
-    value: AtomicI32,
+    /// The current values, indexed by the variant itself so that a read is one load; the
+    /// Chess960 slot always holds the chess value.
+    values: [AtomicI32; 3],
 }
 
 impl Tunable {
-    const fn new(name: &'static str, doc: &'static str, default: i32, min: i32, max: i32, step: i32) -> Tunable {
-        assert!(min <= default && default <= max && step > 0, "a tunable's default lies in its range");
-        Tunable { name, doc, default, min, max, step, value: AtomicI32::new(default) }
+    const fn new(
+        name: &'static str,
+        doc: &'static str,
+        chess: i32,
+        shatranj: i32,
+        min: i32,
+        max: i32,
+        step: i32,
+    ) -> Tunable {
+        assert!(
+            min <= chess && chess <= max && min <= shatranj && shatranj <= max,
+            "a tunable's defaults lie in its range"
+        );
+        assert!(step > 0, "a tunable's step is positive");
+        let values = [AtomicI32::new(chess), AtomicI32::new(chess), AtomicI32::new(shatranj)];
+        assert!(Variant::Chess as usize == 0 && Variant::Chess960 as usize == 1 && Variant::Shatranj as usize == 2);
+        Tunable { name, doc, chess_default: chess, shatranj_default: shatranj, min, max, step, values }
     }
 
-    /// The current value.
+    /// The built-in value in `variant`.
+    #[must_use]
+    pub const fn default(&self, variant: Variant) -> i32 {
+        match variant {
+            Variant::Chess | Variant::Chess960 => self.chess_default,
+            Variant::Shatranj => self.shatranj_default,
+        }
+    }
+
+    /// The current value in `variant`.
     #[inline(always)]
-    pub fn get(&self) -> i32 {
-        self.value.load(Ordering::Relaxed)
+    pub fn get(&self, variant: Variant) -> i32 {
+        self.values[variant as usize].load(Ordering::Relaxed)
     }
 
-    /// Sets the value, clamped to the range (as UCI clamps spin options); returns what was set.
+    /// Sets the value in every variant, clamped to the range (as UCI clamps spin options);
+    /// returns what was set.
     pub fn set(&self, value: i64) -> i32 {
         let clamped = value.clamp(i64::from(self.min), i64::from(self.max)) as i32;
-        self.value.store(clamped, Ordering::Relaxed);
+        for slot in &self.values {
+            slot.store(clamped, Ordering::Relaxed);
+        }
         GENERATION.fetch_add(1, Ordering::Relaxed);
         clamped
+    }
+
+    /// Restores the built-in value of every variant.
+    fn restore(&self) {
+        for variant in [Variant::Chess, Variant::Chess960, Variant::Shatranj] {
+            self.values[variant as usize].store(self.default(variant), Ordering::Relaxed);
+        }
+        GENERATION.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -63,12 +109,29 @@ pub fn generation() -> u64 {
     GENERATION.load(Ordering::Relaxed)
 }
 
+/// The first of its arguments: a Shatranj default if one is given, else the chess default.
+macro_rules! first_of {
+    ($first:literal $(, $rest:literal)*) => {
+        $first
+    };
+}
+
 macro_rules! tunables {
-    ($( $(#[doc = $doc:literal])+ $name:ident = $default:literal in $min:literal ..= $max:literal step $step:literal; )+) => {
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident = $default:literal $((shatranj $shatranj:literal))? in $min:literal ..= $max:literal step $step:literal;
+    )+) => {
         $(
             $(#[doc = $doc])+
-            pub static $name: Tunable =
-                Tunable::new(stringify!($name), concat!($($doc),+), $default, $min, $max, $step);
+            pub static $name: Tunable = Tunable::new(
+                stringify!($name),
+                concat!($($doc),+),
+                $default,
+                first_of!($($shatranj,)? $default),
+                $min,
+                $max,
+                $step,
+            );
         )+
         /// Every tunable parameter, in declaration order.
         pub static TUNABLES: &[&Tunable] = &[$(&$name),+];
@@ -202,11 +265,11 @@ tunables! {
 /// on a loaded one.
 pub const STALL_ALLOWANCE: Duration = Duration::from_millis(250);
 
-/// A tunable `value` as a fraction (`value / 100`).
+/// A tunable's value in `variant` as a fraction (`value / 100`).
 #[inline]
 #[must_use]
-pub fn percent(tunable: &Tunable) -> f64 {
-    f64::from(tunable.get()) / 100.0
+pub fn percent(tunable: &Tunable, variant: Variant) -> f64 {
+    f64::from(tunable.get(variant)) / 100.0
 }
 
 /// The tunable named `name` (case-insensitive, as UCI option names are).
@@ -215,30 +278,34 @@ pub fn find(name: &str) -> Option<&'static Tunable> {
     TUNABLES.iter().copied().find(|t| t.name.eq_ignore_ascii_case(name))
 }
 
-/// Restores every default.
+/// Restores every default, in every variant.
 pub fn reset() {
     for tunable in TUNABLES {
-        tunable.set(i64::from(tunable.default));
+        tunable.restore();
     }
 }
 
-/// The UCI `option` line of a tunable.
+/// The UCI `option` line of a tunable, with its current value in `variant` as the default.
 #[must_use]
-pub fn uci_option_line(tunable: &Tunable) -> String {
-    format!("option name {} type spin default {} min {} max {}", tunable.name, tunable.get(), tunable.min, tunable.max)
+pub fn uci_option_line(tunable: &Tunable, variant: Variant) -> String {
+    let value = tunable.get(variant);
+    format!("option name {} type spin default {value} min {} max {}", tunable.name, tunable.min, tunable.max)
 }
 
 /// OpenBench's learning rate at the end (`r_end`) printed with every parameter: the value the
 /// OpenBench documentation suggests.
 pub const OPENBENCH_R_END: f64 = 0.002;
 
-/// Every tunable in OpenBench's SPSA input format, one per line:
-/// `name, int, default, min, max, c_end, r_end`.
+/// Every tunable in OpenBench's SPSA input format, one per line, starting from its current
+/// value in `variant`: `name, int, value, min, max, c_end, r_end`.
 #[must_use]
-pub fn openbench_spsa_input() -> String {
+pub fn openbench_spsa_input(variant: Variant) -> String {
     TUNABLES
         .iter()
-        .map(|t| format!("{}, int, {}, {}, {}, {}, {OPENBENCH_R_END}\n", t.name, t.get(), t.min, t.max, t.step))
+        .map(|t| {
+            let value = t.get(variant);
+            format!("{}, int, {value}, {}, {}, {}, {OPENBENCH_R_END}\n", t.name, t.min, t.max, t.step)
+        })
         .collect()
 }
 
@@ -310,15 +377,53 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), TUNABLES.len());
-        assert!(TUNABLES.iter().all(|t| t.min <= t.default && t.default <= t.max && t.step > 0));
+        for t in TUNABLES {
+            for variant in [Variant::Chess, Variant::Shatranj] {
+                assert!((t.min..=t.max).contains(&t.default(variant)) && t.step > 0, "{}", t.name);
+            }
+        }
     }
 
     #[test]
     fn openbench_lines_have_seven_fields() {
-        let text = openbench_spsa_input();
+        let text = openbench_spsa_input(Variant::Chess);
         assert_eq!(text.lines().count(), TUNABLES.len());
         let first = text.lines().next().unwrap();
         assert_eq!(first, "ASPIRATION_DELTA, int, 25, 5, 80, 4, 0.002");
+    }
+
+    /// A parameter of its own, so that no test changes what another test's search reads.
+    static LOCAL: Tunable = Tunable::new("LOCAL", "A test's own.", 7, 9, 0, 20, 1);
+
+    #[test]
+    fn each_variant_starts_from_its_default_and_a_set_value_holds_in_every_variant() {
+        assert_eq!([Variant::Chess, Variant::Chess960, Variant::Shatranj].map(|v| LOCAL.get(v)), [7, 7, 9]);
+        assert_eq!([Variant::Chess960, Variant::Shatranj].map(|v| LOCAL.default(v)), [7, 9]);
+        let before = generation();
+        assert_eq!(LOCAL.set(25), 20, "clamped to the range");
+        assert!(generation() > before, "a change is seen by the tables built from the values");
+        assert_eq!([Variant::Chess, Variant::Shatranj].map(|v| LOCAL.get(v)), [20, 20]);
+        LOCAL.restore();
+        assert_eq!([Variant::Chess, Variant::Shatranj].map(|v| LOCAL.get(v)), [7, 9]);
+    }
+
+    mod declared {
+        use super::super::*;
+
+        tunables! {
+            /// With a Shatranj default.
+            BOTH = 3 (shatranj 5) in 0..=9 step 1;
+            /// Without.
+            CHESS_ONLY = -4 in -9..=9 step 2;
+        }
+    }
+
+    #[test]
+    fn the_table_takes_an_optional_shatranj_default() {
+        let [both, chess_only] = [&declared::BOTH, &declared::CHESS_ONLY];
+        assert_eq!((both.chess_default, both.shatranj_default, both.doc), (3, 5, " With a Shatranj default."));
+        assert_eq!((chess_only.chess_default, chess_only.shatranj_default, chess_only.step), (-4, -4, 2));
+        assert_eq!(declared::TUNABLES.iter().map(|t| t.name).collect::<Vec<_>>(), ["BOTH", "CHESS_ONLY"]);
     }
 
     #[test]

@@ -21,9 +21,9 @@ use crate::tt::{Bound, TranspositionTable, TtEntry};
 /// Late-move reductions by depth and move number: about ln(depth) * ln(moves) / 2.
 type LmrTable = [[i32; 64]; 64];
 
-/// The reduction table for the current [`LMR_BASE`] and [`LMR_DIVISOR`].
-fn lmr_table() -> Box<LmrTable> {
-    let (base, divisor) = (percent(&LMR_BASE), percent(&LMR_DIVISOR));
+/// The reduction table for the current [`LMR_BASE`] and [`LMR_DIVISOR`] of `variant`.
+fn lmr_table(variant: Variant) -> Box<LmrTable> {
+    let (base, divisor) = (percent(&LMR_BASE, variant), percent(&LMR_DIVISOR, variant));
     let mut table = Box::new([[0; 64]; 64]);
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (moves, r) in row.iter_mut().enumerate().skip(1) {
@@ -122,9 +122,9 @@ pub struct Worker {
     /// The NNUE accumulators of the search path (unused with the hand-tuned evaluation).
     pub nnue: NnueStack,
     /// Late-move reductions, built from the parameters of [`crate::params`] generation
-    /// `lmr_generation`.
+    /// `lmr_built_for.0` in variant `lmr_built_for.1`.
     lmr: Box<LmrTable>,
-    lmr_generation: u64,
+    lmr_built_for: (u64, Variant),
 }
 
 impl Worker {
@@ -145,8 +145,8 @@ impl Worker {
             completed_depth: 0,
             stopped: false,
             nnue: NnueStack::default(),
-            lmr: lmr_table(),
-            lmr_generation: params::generation(),
+            lmr: lmr_table(Variant::Chess),
+            lmr_built_for: (params::generation(), Variant::Chess),
         }
     }
 
@@ -164,10 +164,11 @@ impl Worker {
             self.keys.push(root.key());
         }
         self.root_index = self.keys.len() - 1;
-        // The parameters change only between searches (UCI `setoption`).
-        if self.lmr_generation != params::generation() {
-            self.lmr_generation = params::generation();
-            self.lmr = lmr_table();
+        // The parameters change only between searches (UCI `setoption`); each variant has its own.
+        let wanted = (params::generation(), root.variant());
+        if self.lmr_built_for != wanted {
+            self.lmr_built_for = wanted;
+            self.lmr = lmr_table(root.variant());
         }
         self.nodes = 0;
         self.unpublished = 0;
@@ -207,13 +208,14 @@ impl Worker {
     /// an aspiration window around the previous score. Returns the score.
     pub fn aspiration(&mut self, root: &Position, depth: i32, pv_index: usize, shared: &SharedSearch<'_>) -> i32 {
         let previous = self.root_moves[pv_index].previous_score;
-        let mut delta = ASPIRATION_DELTA.get();
-        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH.get() && previous > -INFINITY && !is_mate(previous)
-        {
-            ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
-        } else {
-            (-INFINITY, INFINITY)
-        };
+        let variant = root.variant();
+        let mut delta = ASPIRATION_DELTA.get(variant);
+        let (mut alpha, mut beta) =
+            if depth >= ASPIRATION_MIN_DEPTH.get(variant) && previous > -INFINITY && !is_mate(previous) {
+                ((previous - delta).max(-INFINITY), (previous + delta).min(INFINITY))
+            } else {
+                (-INFINITY, INFINITY)
+            };
         loop {
             let score = self.search_root(root, depth, alpha, beta, pv_index, shared);
             self.root_moves[pv_index..].sort_by_key(|m| std::cmp::Reverse(m.score));
@@ -232,7 +234,7 @@ impl Worker {
                 return score;
             }
             delta += delta / 2;
-            if delta > ASPIRATION_MAX_DELTA.get() {
+            if delta > ASPIRATION_MAX_DELTA.get(variant) {
                 alpha = -INFINITY;
                 beta = INFINITY;
             }
@@ -450,11 +452,12 @@ impl Worker {
         }
 
         let excluded = self.frames[ply].excluded;
+        let variant = pos.variant();
         let key = pos.key();
         let tt_entry = if excluded.is_none() { shared.tt.probe(key) } else { None };
         let tt_move = tt_entry.and_then(|e| e.mv);
         // Near the move rule a stored score may be stale: the same position is then closer to a draw.
-        let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN.get() as u32 >= pos.variant().move_rule_plies();
+        let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN.get(variant) as u32 >= variant.move_rule_plies();
         if let Some(score) = tt_entry
             .filter(|e| !PV && e.depth >= depth && !near_move_rule)
             .and_then(|e| tt_cutoff(&e, ply, alpha, beta))
@@ -497,23 +500,25 @@ impl Worker {
 
         if !PV && !in_check && excluded.is_none() {
             // Reverse futility pruning: far above beta, a shallow search will not fall below it.
-            if depth <= RFP_MAX_DEPTH.get()
-                && eval - (RFP_MARGIN_PER_DEPTH.get() * depth - RFP_IMPROVING_BONUS.get() * i32::from(improving))
+            if depth <= RFP_MAX_DEPTH.get(variant)
+                && eval
+                    - (RFP_MARGIN_PER_DEPTH.get(variant) * depth
+                        - RFP_IMPROVING_BONUS.get(variant) * i32::from(improving))
                     >= beta
                 && eval < MATE_BOUND
             {
                 return eval;
             }
             // Null-move pruning: if passing still holds beta, a real move will too.
-            if depth >= NMP_MIN_DEPTH.get()
+            if depth >= NMP_MIN_DEPTH.get(variant)
                 && eval >= beta
                 && self.frames[ply.saturating_sub(1)].moved.is_some()
                 && Self::null_move_safe(pos)
                 && beta > -MATE_BOUND
             {
-                let reduction = NMP_BASE_REDUCTION.get()
-                    + depth * 100 / NMP_DEPTH_DIVISOR_X100.get()
-                    + ((eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_MAX_EVAL_REDUCTION.get());
+                let reduction = NMP_BASE_REDUCTION.get(variant)
+                    + depth * 100 / NMP_DEPTH_DIVISOR_X100.get(variant)
+                    + ((eval - beta) / NMP_EVAL_DIVISOR.get(variant)).min(NMP_MAX_EVAL_REDUCTION.get(variant));
                 let mut child = *pos;
                 child.play_null();
                 shared.tt.prefetch(child.key());
@@ -533,7 +538,7 @@ impl Worker {
         }
 
         // Internal iterative reduction: without a table move this node is likely unimportant.
-        if depth >= IIR_MIN_DEPTH.get() && tt_move.is_none() && (PV || cut_node) {
+        if depth >= IIR_MIN_DEPTH.get(variant) && tt_move.is_none() && (PV || cut_node) {
             depth -= 1;
         }
 
@@ -555,7 +560,7 @@ impl Worker {
         let mut move_count = 0;
         let mut quiets_tried: arrayvec::ArrayVec<Move, 64> = arrayvec::ArrayVec::new();
         let mut captures_tried: arrayvec::ArrayVec<Move, 32> = arrayvec::ArrayVec::new();
-        let lmp_limit = (LMP_BASE.get() + depth * depth) / if improving { 1 } else { 2 };
+        let lmp_limit = (LMP_BASE.get(variant) + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((mv, ordering)) = picker.next(pos, &self.histories) {
             if Some(mv) == excluded {
@@ -567,12 +572,13 @@ impl Worker {
                 let prunable = if quiet {
                     // Late-move pruning, futility pruning, and quiet moves that lose material.
                     move_count as i32 > lmp_limit
-                        || (depth <= FUTILITY_MAX_DEPTH.get()
-                            && eval + FUTILITY_BASE.get() + FUTILITY_PER_DEPTH.get() * depth <= alpha)
-                        || (depth <= SEE_QUIET_MAX_DEPTH.get()
-                            && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get() * depth * depth))
+                        || (depth <= FUTILITY_MAX_DEPTH.get(variant)
+                            && eval + FUTILITY_BASE.get(variant) + FUTILITY_PER_DEPTH.get(variant) * depth <= alpha)
+                        || (depth <= SEE_QUIET_MAX_DEPTH.get(variant)
+                            && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get(variant) * depth * depth))
                 } else {
-                    depth <= SEE_CAPTURE_MAX_DEPTH.get() && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN.get() * depth)
+                    depth <= SEE_CAPTURE_MAX_DEPTH.get(variant)
+                        && !see_ge(pos, mv, -SEE_CAPTURE_MARGIN.get(variant) * depth)
                 };
                 // Checking moves are kept (a "losing" capture that mates is not losing). Asking
                 // before the move is played spares most pruned moves the copy and the move.
@@ -591,14 +597,14 @@ impl Worker {
             let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             if let Some(entry) = tt_entry.filter(|e| {
                 Some(mv) == tt_move
-                    && depth >= SINGULAR_MIN_DEPTH.get()
+                    && depth >= SINGULAR_MIN_DEPTH.get(variant)
                     && excluded.is_none()
                     && ply < 2 * MAX_PLY / 3
-                    && e.depth >= depth - SINGULAR_TT_DEPTH_MARGIN.get()
+                    && e.depth >= depth - SINGULAR_TT_DEPTH_MARGIN.get(variant)
                     && e.bound != Bound::Upper
                     && !is_mate(e.score)
             }) {
-                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH_X16.get() * depth / 16;
+                let singular_beta = from_tt(entry.score, ply) - SINGULAR_MARGIN_PER_DEPTH_X16.get(variant) * depth / 16;
                 self.frames[ply].excluded = Some(mv);
                 let score = self.negamax::<false>(
                     pos,
@@ -614,7 +620,7 @@ impl Worker {
                     return 0;
                 }
                 if score < singular_beta {
-                    extension = if !PV && score < singular_beta - DOUBLE_EXTENSION_MARGIN.get() { 2 } else { 1 };
+                    extension = if !PV && score < singular_beta - DOUBLE_EXTENSION_MARGIN.get(variant) { 2 } else { 1 };
                 } else if singular_beta >= beta {
                     // Multi-cut: a second move also beats beta.
                     return singular_beta;
@@ -625,13 +631,13 @@ impl Worker {
             let new_depth = depth - 1 + extension;
 
             let mut score;
-            if depth >= LMR_MIN_DEPTH.get() && move_count > 1 + usize::from(PV) && (quiet || ordering < 0) {
+            if depth >= LMR_MIN_DEPTH.get(variant) && move_count > 1 + usize::from(PV) && (quiet || ordering < 0) {
                 let mut reduction = self.lmr[depth.min(63) as usize][move_count.min(63)];
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
                 if quiet {
                     let history = quiet_score(pos, mv, &self.histories, continuations);
-                    reduction -= history / LMR_HISTORY_DIVISOR.get();
+                    reduction -= history / LMR_HISTORY_DIVISOR.get(variant);
                 }
                 let reduced = (new_depth - reduction.max(0)).clamp(1, new_depth.max(1));
                 score = -self.negamax::<false>(&child, reduced, -alpha - 1, -alpha, ply + 1, true, shared);
@@ -718,8 +724,9 @@ impl Worker {
         quiets: &[Move],
         captures: &[Move],
     ) {
-        let bonus = (depth * depth * HISTORY_BONUS_QUADRATIC.get() + depth * HISTORY_BONUS_LINEAR.get())
-            .min(HISTORY_BONUS_MAX.get());
+        let variant = pos.variant();
+        let bonus = (depth * depth * HISTORY_BONUS_QUADRATIC.get(variant) + depth * HISTORY_BONUS_LINEAR.get(variant))
+            .min(HISTORY_BONUS_MAX.get(variant));
         let us = pos.turn();
         let piece_of = |m: Move| piece_index(pos.board().piece_at(m.from()).expect("legal move has a mover"));
         if is_quiet(pos, best) {
@@ -790,7 +797,7 @@ impl Worker {
                 // Delta pruning: even winning the piece cannot lift the score to alpha.
                 let gain = captured_role(pos, mv).map_or(0, |r| piece_value(variant, r))
                     + mv.promotion_role().map_or(0, |r| piece_value(variant, r) - piece_value(variant, Role::Pawn));
-                if stand_pat + gain + DELTA_MARGIN.get() <= alpha || !see_ge(pos, mv, 0) {
+                if stand_pat + gain + DELTA_MARGIN.get(variant) <= alpha || !see_ge(pos, mv, 0) {
                     continue;
                 }
             }

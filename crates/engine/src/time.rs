@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use ferz_chess::Color;
+use ferz_chess::{Color, Position, Variant};
 
 use crate::SearchLimits;
 use crate::params::{
@@ -20,27 +20,31 @@ pub struct TimeBudget {
     pub soft: Option<Duration>,
     /// Stop at once after this much time.
     pub hard: Option<Duration>,
+    /// Whose time-management parameters decide when to stop between iterations.
+    pub variant: Variant,
 }
 
 impl TimeBudget {
-    /// The budget for `us` under `limits`, keeping `overhead` for the transmission of the move.
+    /// The budget for the side to move in `root` under `limits`, keeping `overhead` for the
+    /// transmission of the move.
     #[must_use]
-    pub fn new(limits: &SearchLimits, us: Color, overhead: Duration, start: Instant) -> TimeBudget {
+    pub fn new(limits: &SearchLimits, root: &Position, overhead: Duration, start: Instant) -> TimeBudget {
+        let variant = root.variant();
         if let Some(movetime) = limits.movetime {
             // A fixed move time is used in full: no early stop between iterations.
             let time = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
-            return TimeBudget { start, soft: None, hard: Some(time) };
+            return TimeBudget { start, soft: None, hard: Some(time), variant };
         }
-        let (clock, increment) = match us {
+        let (clock, increment) = match root.turn() {
             Color::White => (limits.wtime, limits.winc),
             Color::Black => (limits.btime, limits.binc),
         };
         let Some(clock) = clock else {
-            return TimeBudget { start, soft: None, hard: None };
+            return TimeBudget { start, soft: None, hard: None, variant };
         };
-        let sudden_death_moves = TM_SUDDEN_DEATH_MOVES.get().unsigned_abs().max(1);
+        let sudden_death_moves = TM_SUDDEN_DEATH_MOVES.get(variant).unsigned_abs().max(1);
         let moves = limits.movestogo.map_or(sudden_death_moves, |n| n.clamp(1, sudden_death_moves));
-        let share = |t: &Tunable| t.get().unsigned_abs();
+        let share = |t: &Tunable| t.get(variant).unsigned_abs();
         // A cushion the clock is not planned below: the overhead of this and a later move, three
         // increments and a quarter second. A move can arrive that late on a loaded machine (a
         // virtual machine whose host takes its CPU away stalls a process for 100-300 ms), and a
@@ -59,7 +63,7 @@ impl TimeBudget {
         };
         let soft = soft.min(hard_cap).max(Duration::from_millis(1));
         let hard = (soft * share(&TM_HARD_SOFT_SHARE) / 100).min(hard_cap).max(soft);
-        TimeBudget { start, soft: Some(soft), hard: Some(hard) }
+        TimeBudget { start, soft: Some(soft), hard: Some(hard), variant }
     }
 
     /// Time since the search started.
@@ -72,7 +76,7 @@ impl TimeBudget {
     /// how settled it looks.
     #[must_use]
     pub fn iteration_time_is_up(&self, elapsed: Duration, progress: &SearchProgress) -> bool {
-        self.soft.is_some_and(|soft| elapsed.as_secs_f64() >= soft.as_secs_f64() * progress.soft_scale())
+        self.soft.is_some_and(|soft| elapsed.as_secs_f64() >= soft.as_secs_f64() * progress.soft_scale(self.variant))
             || self.hard.is_some_and(|hard| elapsed >= hard)
     }
 }
@@ -90,17 +94,21 @@ pub struct SearchProgress {
 }
 
 impl SearchProgress {
-    /// The factor on the soft limit: about half when the search has settled, above 4 when
-    /// nothing has (the hard limit, at most four soft limits, then ends the search).
+    /// The factor on the soft limit under `variant`'s parameters: about half when the search
+    /// has settled, above 4 when nothing has (the hard limit, at most four soft limits, then ends
+    /// the search).
     #[must_use]
-    pub fn soft_scale(&self) -> f64 {
+    pub fn soft_scale(&self, variant: Variant) -> f64 {
         // A best move that keeps changing needs more time, a stable one less.
-        let changes = percent(&TM_CHANGES_BASE) + self.best_move_changes.clamp(0.0, 2.0) * percent(&TM_CHANGES_WEIGHT);
+        let changes = percent(&TM_CHANGES_BASE, variant)
+            + self.best_move_changes.clamp(0.0, 2.0) * percent(&TM_CHANGES_WEIGHT, variant);
         // When nearly all the effort goes below one move, the others were refuted cheaply and
         // more depth is unlikely to change the choice; an even spread means close alternatives.
-        let share = (percent(&TM_SHARE_OFFSET) - self.best_move_share.clamp(0.0, 1.0)) * percent(&TM_SHARE_WEIGHT);
+        let share = (percent(&TM_SHARE_OFFSET, variant) - self.best_move_share.clamp(0.0, 1.0))
+            * percent(&TM_SHARE_WEIGHT, variant);
         // A falling score means the search found trouble: look further before moving.
-        let drop = 1.0 + f64::from(self.score_drop.clamp(0, TM_DROP_MAX.get())) / f64::from(TM_DROP_DIVISOR.get());
+        let drop = 1.0
+            + f64::from(self.score_drop.clamp(0, TM_DROP_MAX.get(variant))) / f64::from(TM_DROP_DIVISOR.get(variant));
         changes * share * drop
     }
 }
@@ -112,24 +120,24 @@ mod tests {
     #[test]
     fn an_unsettled_search_gets_more_time_than_a_settled_one() {
         let settled = SearchProgress { best_move_changes: 0.0, best_move_share: 0.95, score_drop: 0 };
-        assert!(settled.soft_scale() < 0.6, "{}", settled.soft_scale());
+        assert!(settled.soft_scale(Variant::Chess) < 0.6, "{}", settled.soft_scale(Variant::Chess));
         let changing = SearchProgress { best_move_changes: 1.5, ..settled };
         let spread = SearchProgress { best_move_share: 0.4, ..settled };
         let falling = SearchProgress { score_drop: 80, ..settled };
         for unsettled in [changing, spread, falling] {
-            assert!(unsettled.soft_scale() > settled.soft_scale() * 1.3, "{unsettled:?}");
+            assert!(unsettled.soft_scale(Variant::Chess) > settled.soft_scale(Variant::Chess) * 1.3, "{unsettled:?}");
         }
         let worst = SearchProgress { best_move_changes: 9.0, best_move_share: 0.0, score_drop: 30_000 };
-        assert!((4.0..6.0).contains(&worst.soft_scale()), "{}", worst.soft_scale());
+        assert!((4.0..6.0).contains(&worst.soft_scale(Variant::Chess)), "{}", worst.soft_scale(Variant::Chess));
         // The hard limit holds whatever the scale.
         let ms = Duration::from_millis;
-        let b = TimeBudget { start: Instant::now(), soft: Some(ms(100)), hard: Some(ms(200)) };
+        let b = TimeBudget { start: Instant::now(), soft: Some(ms(100)), hard: Some(ms(200)), variant: Variant::Chess };
         assert!(!b.iteration_time_is_up(ms(50), &settled) && b.iteration_time_is_up(ms(60), &settled));
         assert!(!b.iteration_time_is_up(ms(199), &worst) && b.iteration_time_is_up(ms(200), &worst));
     }
 
     fn budget(limits: SearchLimits) -> TimeBudget {
-        TimeBudget::new(&limits, Color::White, Duration::from_millis(10), Instant::now())
+        TimeBudget::new(&limits, &Position::new(Variant::Chess), Duration::from_millis(10), Instant::now())
     }
 
     #[test]

@@ -361,7 +361,7 @@ impl Session {
         }
         if self.list_tunables {
             for tunable in params::TUNABLES {
-                send(&self.output, &params::uci_option_line(tunable));
+                send(&self.output, &params::uci_option_line(tunable, self.variant()));
             }
         }
         send(&self.output, "uciok");

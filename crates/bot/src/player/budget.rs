@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use ferz_chess::Color;
+use ferz_chess::{Color, Position};
 use ferz_engine::{SearchLimits, TimeBudget};
 use ferz_uci::Go;
 
@@ -73,7 +73,7 @@ pub(super) fn go_for(limits: &SearchLimits, us: Color, overhead: Duration) -> Go
 #[must_use]
 pub(super) fn allowance(
     limits: &SearchLimits,
-    us: Color,
+    root: &Position,
     overhead: Duration,
     stall: Duration,
     remaining: Option<Duration>,
@@ -88,7 +88,7 @@ pub(super) fn allowance(
         movetime
     } else {
         let untimed = SearchLimits { ponder: false, ..limits.clone() };
-        TimeBudget::new(&untimed, us, overhead, Instant::now()).hard.unwrap_or_default()
+        TimeBudget::new(&untimed, root, overhead, Instant::now()).hard.unwrap_or_default()
     };
     let allowance = expected + stall;
     match remaining {
@@ -154,6 +154,10 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
+    fn white_to_move() -> Position {
+        Position::new(ferz_chess::Variant::Chess)
+    }
+
     fn clock(wtime: u32, btime: u32, inc: u32) -> SearchLimits {
         SearchLimits {
             wtime: Some(wtime * MS),
@@ -181,24 +185,24 @@ mod tests {
         let stall = 2000 * MS;
         // 1+1 with 35 s left: ferz's own hard limit plus 2 s (about 10 s) used to cut a healthy
         // engine; now it may use up to half its clock.
-        let bullet = allowance(&clock(35_000, 35_000, 1000), Color::White, 300 * MS, stall, Some(35_000 * MS));
+        let bullet = allowance(&clock(35_000, 35_000, 1000), &white_to_move(), 300 * MS, stall, Some(35_000 * MS));
         assert_eq!(bullet, 17_500 * MS);
-        let own_hard = TimeBudget::new(&clock(35_000, 35_000, 1000), Color::White, 300 * MS, Instant::now()).hard;
+        let own_hard = TimeBudget::new(&clock(35_000, 35_000, 1000), &white_to_move(), 300 * MS, Instant::now()).hard;
         assert!(bullet > own_hard.unwrap() + stall, "{bullet:?}");
         // Blitz, 180 s: cut at 90 s.
-        let blitz = allowance(&clock(180_000, 180_000, 2000), Color::White, 300 * MS, stall, Some(180_000 * MS));
+        let blitz = allowance(&clock(180_000, 180_000, 2000), &white_to_move(), 300 * MS, stall, Some(180_000 * MS));
         assert_eq!(blitz, 90_000 * MS);
         // 3 s left: the reserve's floor (overhead + stop grace + emergency search) holds 1.8 s.
-        let low = allowance(&clock(3000, 60_000, 0), Color::White, 300 * MS, stall, Some(3000 * MS));
+        let low = allowance(&clock(3000, 60_000, 0), &white_to_move(), 300 * MS, stall, Some(3000 * MS));
         assert_eq!(low, 1200 * MS);
         // Nearly flagged: the shortest move time, never nothing.
-        assert_eq!(allowance(&clock(500, 60_000, 0), Color::White, 300 * MS, stall, Some(500 * MS)), 10 * MS);
+        assert_eq!(allowance(&clock(500, 60_000, 0), &white_to_move(), 300 * MS, stall, Some(500 * MS)), 10 * MS);
         // Node limits: the stall margin alone; a move time: that time plus the margin.
-        assert_eq!(allowance(&SearchLimits::nodes(9), Color::White, MS, stall, Some(60_000 * MS)), stall);
-        assert_eq!(allowance(&SearchLimits::movetime(500 * MS), Color::White, MS, stall, None), 2500 * MS);
+        assert_eq!(allowance(&SearchLimits::nodes(9), &white_to_move(), MS, stall, Some(60_000 * MS)), stall);
+        assert_eq!(allowance(&SearchLimits::movetime(500 * MS), &white_to_move(), MS, stall, None), 2500 * MS);
         // A pondering search is judged as if its clock ran (it does from the hit on).
         let ponder = SearchLimits { ponder: true, ..clock(180_000, 180_000, 2000) };
-        assert_eq!(allowance(&ponder, Color::White, 300 * MS, stall, Some(180_000 * MS)), blitz);
+        assert_eq!(allowance(&ponder, &white_to_move(), 300 * MS, stall, Some(180_000 * MS)), blitz);
     }
 
     #[test]

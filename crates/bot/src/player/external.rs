@@ -201,7 +201,7 @@ async fn attempt(
     };
     let (overhead, stall) = (ctx.overhead(), Duration::from_millis(ctx.config.stall_ms));
     let allowance = |at: Instant, watch: &SignalWatch| {
-        budget::allowance(&limits, us, overhead, stall, watch.clock(request).remaining(at))
+        budget::allowance(&limits, request.game.position(), overhead, stall, watch.clock(request).remaining(at))
     };
     let go = budget::go_for(&limits, us, overhead);
     // `go` reaches the engine before any `ponderhit` or `stop` can: the signals below are read

@@ -44,6 +44,10 @@ pub struct Tunable {
     values: [AtomicI32; 3],
 }
 
+// `Tunable::values` is indexed by the variant's discriminant.
+const _: () =
+    assert!(Variant::Chess as usize == 0 && Variant::Chess960 as usize == 1 && Variant::Shatranj as usize == 2);
+
 impl Tunable {
     const fn new(
         name: &'static str,
@@ -60,7 +64,6 @@ impl Tunable {
         );
         assert!(step > 0, "a tunable's step is positive");
         let values = [AtomicI32::new(chess), AtomicI32::new(chess), AtomicI32::new(shatranj)];
-        assert!(Variant::Chess as usize == 0 && Variant::Chess960 as usize == 1 && Variant::Shatranj as usize == 2);
         Tunable { name, doc, chess_default: chess, shatranj_default: shatranj, min, max, step, values }
     }
 

@@ -63,6 +63,7 @@ fn spsa_moves_a_fake_engine_toward_its_optimum() {
     let end = final_values(dir.path());
     assert!(distance(end) < start * 0.5, "from distance {start:.1} only to {end:?} ({:.1})", distance(end));
     let result = std::fs::read_to_string(dir.path().join("run/result.params")).unwrap();
+    assert!(result.starts_with("# ferz spsa after 60 iterations of chess games at 1 node a move\n"), "{result}");
     assert!(result.contains(&format!("Alpha = {}", end.0.round())), "{result}");
     let svg = std::fs::read_to_string(dir.path().join("run/trajectory.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.matches("<polyline").count() == 2, "{svg}");

@@ -175,11 +175,27 @@ impl State {
         text
     }
 
-    /// The result: `NAME = value` per parameter (rounded for integer options), the format of
-    /// ferz's `ParamsFile` option.
+    /// The result: a comment naming the iterations and the games they were played as, then
+    /// `NAME = value` per parameter (rounded for integer options), the format of ferz's
+    /// `ParamsFile` option.
     #[must_use]
     pub fn result_params(&self) -> String {
-        let mut text = format!("# ferz spsa after {} iterations\n", self.iterations.len());
+        let mut text = format!("# ferz spsa after {} iterations", self.iterations.len());
+        // The values hold for the games they were tuned on: say which, so that a file applied
+        // later (to another variant's defaults, say) carries its own provenance.
+        let games = |key: &str| self.settings.pointer(&format!("/games/{key}"));
+        if let Some(variant) = games("variant").and_then(serde_json::Value::as_str) {
+            let _ = write!(text, " of {variant} games");
+            let nodes = games("nodes").and_then(serde_json::Value::as_u64).unwrap_or(0);
+            let tc = games("tc").and_then(serde_json::Value::as_str).unwrap_or("");
+            let _ = match (nodes, tc) {
+                (1, _) => write!(text, " at 1 node a move"),
+                (2.., _) => write!(text, " at {nodes} nodes a move"),
+                (0, "") => Ok(()),
+                (0, tc) => write!(text, " at {tc}"),
+            };
+        }
+        text.push('\n');
         for (p, value) in self.params.iter().zip(self.theta()) {
             let _ = writeln!(text, "{} = {}", p.name, p.option_value(value));
         }
@@ -244,4 +260,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), Stat
     file.write_all(bytes).and_then(|()| if durable { file.sync_all() } else { Ok(()) }).map_err(io)?;
     drop(file);
     std::fs::rename(&temporary, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(games: serde_json::Value) -> String {
+        let state = State {
+            settings: serde_json::json!({ "games": games }),
+            params: Vec::new(),
+            engines: Vec::new(),
+            iterations: Vec::new(),
+        };
+        state.result_params().lines().next().unwrap().to_owned()
+    }
+
+    #[test]
+    fn result_names_the_games_it_was_tuned_on() {
+        let timed = header(serde_json::json!({ "variant": "shatranj", "tc": "5+0.05", "nodes": 0 }));
+        assert_eq!(timed, "# ferz spsa after 0 iterations of shatranj games at 5+0.05");
+        let fixed = header(serde_json::json!({ "variant": "chess", "tc": "", "nodes": 2000 }));
+        assert_eq!(fixed, "# ferz spsa after 0 iterations of chess games at 2000 nodes a move");
+        assert_eq!(header(serde_json::json!({})), "# ferz spsa after 0 iterations");
+    }
 }

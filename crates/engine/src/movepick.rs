@@ -158,7 +158,9 @@ impl<'a> MovePicker<'a> {
             self.stage = Stage::Rest;
             if self.next == 1 && self.moves.is_empty() {
                 // The table move went first alone: generate the others now, the table move at
-                // index 0.
+                // index 0. (Told apart by the state rather than by a stage of its own: written
+                // as a `match` over four stages, this function took 1.1% more of the search's
+                // instructions; see docs/measurements.md.)
                 pos.push_legal_moves(self.moves);
                 match self.moves.iter().position(|&m| Some(m) == self.hints.tt_move) {
                     Some(index) => self.moves.swap(0, index),

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::GamesSection;
 use crate::param::SpsaParam;
 
 /// One finished iteration.
@@ -183,16 +184,14 @@ impl State {
         let mut text = format!("# ferz spsa after {} iterations", self.iterations.len());
         // The values hold for the games they were tuned on: say which, so that a file applied
         // later (to another variant's defaults, say) carries its own provenance.
-        let games = |key: &str| self.settings.pointer(&format!("/games/{key}"));
-        if let Some(variant) = games("variant").and_then(serde_json::Value::as_str) {
-            let _ = write!(text, " of {variant} games");
-            let nodes = games("nodes").and_then(serde_json::Value::as_u64).unwrap_or(0);
-            let tc = games("tc").and_then(serde_json::Value::as_str).unwrap_or("");
-            let _ = match (nodes, tc) {
-                (1, _) => write!(text, " at 1 node a move"),
-                (2.., _) => write!(text, " at {nodes} nodes a move"),
+        let games = self.settings.get("games").and_then(|g| GamesSection::deserialize(g).ok());
+        if let Some(games) = games {
+            let _ = write!(text, " of {} games", games.variant);
+            let _ = match (games.nodes, games.tc.as_str()) {
                 (0, "") => Ok(()),
                 (0, tc) => write!(text, " at {tc}"),
+                (1, _) => write!(text, " at 1 node a move"),
+                (nodes, _) => write!(text, " at {nodes} nodes a move"),
             };
         }
         text.push('\n');
@@ -266,22 +265,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), Stat
 mod tests {
     use super::*;
 
-    fn header(games: serde_json::Value) -> String {
-        let state = State {
-            settings: serde_json::json!({ "games": games }),
-            params: Vec::new(),
-            engines: Vec::new(),
-            iterations: Vec::new(),
-        };
+    fn header(settings: serde_json::Value) -> String {
+        let state = State { settings, params: Vec::new(), engines: Vec::new(), iterations: Vec::new() };
         state.result_params().lines().next().unwrap().to_owned()
     }
 
     #[test]
     fn result_names_the_games_it_was_tuned_on() {
-        let timed = header(serde_json::json!({ "variant": "shatranj", "tc": "5+0.05", "nodes": 0 }));
+        let games = |games| serde_json::json!({ "games": games });
+        let timed = header(games(serde_json::json!({ "variant": "shatranj", "tc": "5+0.05", "nodes": 0 })));
         assert_eq!(timed, "# ferz spsa after 0 iterations of shatranj games at 5+0.05");
-        let fixed = header(serde_json::json!({ "variant": "chess", "tc": "", "nodes": 2000 }));
+        let fixed = header(games(serde_json::json!({ "variant": "chess", "tc": "", "nodes": 2000 })));
         assert_eq!(fixed, "# ferz spsa after 0 iterations of chess games at 2000 nodes a move");
+        // A state whose settings do not say (none written by `ferz spsa` lacks them).
         assert_eq!(header(serde_json::json!({})), "# ferz spsa after 0 iterations");
     }
 }

@@ -380,10 +380,16 @@ mod tests {
 
     #[test]
     fn openbench_lines_have_seven_fields() {
-        let text = openbench_spsa_input(Variant::Chess);
-        assert_eq!(text.lines().count(), TUNABLES.len());
-        let first = text.lines().next().unwrap();
-        assert_eq!(first, "ASPIRATION_DELTA, int, 25, 5, 80, 4, 0.002");
+        for variant in [Variant::Chess, Variant::Shatranj] {
+            let text = openbench_spsa_input(variant);
+            assert_eq!(text.lines().count(), TUNABLES.len());
+            for (line, t) in text.lines().zip(TUNABLES) {
+                let expected =
+                    format!("{}, int, {}, {}, {}, {}, 0.002", t.name, t.default(variant), t.min, t.max, t.step);
+                assert_eq!(line, expected, "{variant:?}");
+                assert_eq!(line.split(", ").count(), 7, "{line}");
+            }
+        }
     }
 
     /// A parameter of its own, so that no test changes what another test's search reads.

@@ -261,14 +261,17 @@ impl Worker {
             self.enter(root, mv, &child, 0);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check);
-            let score = if index == pv_index {
-                -self.negamax::<true>(&child, new_depth, -beta, -alpha, 1, false, shared)
+            // `pv[1]` holds this move's line only after a PV search of it: a move that fails
+            // high on the null window alone leaves there the line of a move searched before.
+            let (score, searched_as_pv) = if index == pv_index {
+                (-self.negamax::<true>(&child, new_depth, -beta, -alpha, 1, false, shared), true)
             } else {
-                let mut score = -self.negamax::<false>(&child, new_depth, -alpha - 1, -alpha, 1, true, shared);
+                let score = -self.negamax::<false>(&child, new_depth, -alpha - 1, -alpha, 1, true, shared);
                 if score > alpha && score < beta {
-                    score = -self.negamax::<true>(&child, new_depth, -beta, -alpha, 1, false, shared);
+                    (-self.negamax::<true>(&child, new_depth, -beta, -alpha, 1, false, shared), true)
+                } else {
+                    (score, false)
                 }
-                score
             };
             self.keys.pop();
             // Counted before the stop check: an interrupted search of a move was still spent on it.
@@ -282,7 +285,9 @@ impl Worker {
                 root_move.seldepth = self.seldepth;
                 root_move.pv.clear();
                 root_move.pv.push(mv);
-                root_move.pv.extend_from_slice(&self.pv[1]);
+                if searched_as_pv {
+                    root_move.pv.extend_from_slice(&self.pv[1]);
+                }
             } else {
                 root_move.score = -INFINITY;
             }
@@ -649,7 +654,9 @@ impl Worker {
             } else {
                 score = -INFINITY;
             }
-            if PV && (move_count == 1 || (score > alpha && score < beta)) {
+            // `pv[ply + 1]` holds this move's line only after a PV search of it (see `search_root`).
+            let searched_as_pv = PV && (move_count == 1 || (score > alpha && score < beta));
+            if searched_as_pv {
                 score = -self.negamax::<true>(&child, new_depth, -beta, -alpha, ply + 1, false, shared);
             }
             self.keys.pop();
@@ -666,7 +673,9 @@ impl Worker {
                         let (head, tail) = self.pv.split_at_mut(ply + 1);
                         head[ply].clear();
                         head[ply].push(mv);
-                        head[ply].extend_from_slice(&tail[0]);
+                        if searched_as_pv {
+                            head[ply].extend_from_slice(&tail[0]);
+                        }
                     }
                     if score >= beta {
                         self.reward(pos, mv, depth, ply, previous, &quiets_tried, &captures_tried);

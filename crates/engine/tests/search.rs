@@ -248,3 +248,35 @@ fn lazy_smp_depth_searches_end_at_the_requested_depth_with_a_sound_move() {
         }
     }
 }
+
+/// Every line the search reports, in every `info` and in its result, is legal move by move:
+/// a GUI plays it out, and the bot takes its second move as the one to ponder on. The bench
+/// positions in all three variants, with the default nets, stopped by node limits in the
+/// middle of iterations, where a move that failed high has not yet been searched as the PV.
+#[test]
+fn every_reported_line_is_legal() {
+    let mut engine = Engine::new(EngineOptions::default());
+    for &(variant, fen) in ferz_engine::bench::POSITIONS {
+        let position = Position::from_fen(fen, variant).expect("valid FEN");
+        for nodes in [3_000, 20_000, 70_000] {
+            engine.clear();
+            let mut lines = Vec::new();
+            let limits = SearchLimits::nodes(nodes);
+            let result = engine.search(&Game::new(position), &limits, &Signals::default(), &mut |info| {
+                lines.push(info.pv.clone());
+            });
+            lines.push(result.pv.clone());
+            for line in lines {
+                let mut pos = position;
+                for (i, &m) in line.iter().enumerate() {
+                    assert!(
+                        pos.is_legal(m),
+                        "{fen} at {nodes} nodes: move {i} of {line:?} is illegal in {}",
+                        pos.fen()
+                    );
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+    }
+}

@@ -38,7 +38,7 @@ def read_result(path):
                 if not sep:
                     raise ValueError("no `=`")
                 values[name.strip()] = round_as_ferz(float(value))
-            except ValueError as error:
+            except (ValueError, OverflowError) as error:  # not a number; inf
                 sys.exit(f"{path}:{number}: not `NAME = value` ({error}): {raw.rstrip()}")
     return values
 

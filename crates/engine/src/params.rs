@@ -387,7 +387,6 @@ mod tests {
                 let expected =
                     format!("{}, int, {}, {}, {}, {}, 0.002", t.name, t.default(variant), t.min, t.max, t.step);
                 assert_eq!(line, expected, "{variant:?}");
-                assert_eq!(line.split(", ").count(), 7, "{line}");
             }
         }
     }

@@ -198,17 +198,24 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
 
 /// What the repository keeps of a loop (`ledger.json` and the promoted nets; docs/loops/) is
 /// enough to go on: the data of the generations a candidate trains on is played again from the
-/// ledger, exactly as it was (the merged dataset's SHA-256 is the ledger's); data that comes out
-/// otherwise than the ledger records stops the loop, naming both hashes and the way out.
+/// ledger, exactly as it was (the merged dataset's SHA-256 is the ledger's), with the search
+/// parameters it was played with although the settings' have changed since, as a build's tuned
+/// defaults do; data that comes out otherwise than the ledger records stops the loop, naming
+/// both hashes and the way out.
 #[test]
 fn a_loop_whose_data_is_gone_plays_it_again_from_the_ledger() {
     let tmp = TempDir::new("loop-regenerate");
     let config = tmp.path().join("loop.toml");
-    std::fs::write(&config, settings()).unwrap();
+    let tuned = "\n[selfplay.params]\nLMR_BASE = 130\nnmp_base_reduction = 5\n";
+    std::fs::write(&config, settings() + tuned).unwrap();
     let full = tmp.path().join("full");
     let output = run_loop(&full, &config, None);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let recorded = ledger(&full);
+    let params = &recorded["generations"][0]["recipe"]["selfplay"]["params"];
+    let listed = String::from_utf8(Command::new(ferz_binary()).args(["spsa", "params"]).output().unwrap().stdout);
+    assert_eq!(params.as_object().unwrap().len(), listed.unwrap().lines().count(), "every parameter: {params}");
+    assert_eq!((&params["LMR_BASE"], &params["NMP_BASE_REDUCTION"]), (&130.into(), &5.into()));
 
     let keep = |name: &str, ledger: &serde_json::Value| {
         let kept = tmp.path().join(name);
@@ -239,6 +246,8 @@ fn a_loop_whose_data_is_gone_plays_it_again_from_the_ledger() {
     }
     assert_eq!(after["generations"].as_array().unwrap().len(), 3);
     assert_eq!(after["generations"][2]["train"]["data_generations"], serde_json::json!([1, 2, 3]));
+    let third = &after["generations"][2]["recipe"]["selfplay"]["params"];
+    assert_ne!(third["LMR_BASE"], 130, "generation 3 plays with this run's (the build's) values");
 
     let output = run_loop(&tampered, &config, None);
     assert_eq!(output.status.code(), Some(1));
@@ -262,6 +271,11 @@ fn bad_loop_settings_fail_at_start_with_the_key() {
         ("[selfplay]\nshards = 0\n", "selfplay.shards"),
         ("[train]\nwindoww = 2\n", "windoww"),
         ("[loop]\nnet = \"xiangqi\"\n", "xiangqi"),
+        ("[selfplay.params]\nNO_SUCH = 3\n", "selfplay.params.NO_SUCH = 3: not a search parameter"),
+        (
+            "[selfplay.params]\nLMR_BASE = 100000\n",
+            "selfplay.params.LMR_BASE = 100000: 100000 is outside LMR_BASE's range",
+        ),
     ] {
         std::fs::write(&config, text).unwrap();
         let output = run_loop(&tmp.path().join("dir"), &config, None);

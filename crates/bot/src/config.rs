@@ -990,11 +990,11 @@ mod tests {
         let mut config = BotConfig::default();
         config.challenge.variants.push(Variant::Shatranj);
         let err = config.validate().unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("challenge.variants", "shatranj"));
+        assert_eq!((err.key.as_ref(), err.value.as_str()), ("challenge.variants", "shatranj"));
         let mut config = BotConfig::default();
         config.matchmaking.variants = vec![Variant::FromPosition];
         let err = config.validate().unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("matchmaking.variants", "fromPosition"));
+        assert_eq!((err.key.as_ref(), err.value.as_str()), ("matchmaking.variants", "fromPosition"));
         let mut config = BotConfig::default();
         config.resign.score_cp = 100;
         assert_eq!(config.validate().unwrap_err().key, "resign.score_cp");
@@ -1160,7 +1160,7 @@ mod tests {
         };
         pychess(&|_| {}).unwrap();
         let err = pychess(&|c| c.challenge.pychess.variants = Some(vec![Variant::FromPosition])).unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("challenge.pychess.variants", "fromPosition"));
+        assert_eq!((err.key.as_ref(), err.value.as_str()), ("challenge.pychess.variants", "fromPosition"));
         let err = pychess(&|c| c.challenge.pychess.min_base_s = Some(20_000)).unwrap_err();
         assert_eq!(err.key, "challenge.pychess.min_base_s");
         let err = pychess(&|c| c.challenge.casual = false).unwrap_err();
@@ -1171,7 +1171,7 @@ mod tests {
         config.validate().unwrap();
         config.challenge.lichess.variants = Some(vec![Variant::Shatranj]);
         let err = config.validate().unwrap_err();
-        assert_eq!((err.key, err.value.as_str()), ("challenge.lichess.variants", "shatranj"));
+        assert_eq!((err.key.as_ref(), err.value.as_str()), ("challenge.lichess.variants", "shatranj"));
         let typo = serde_json::json!({ "challenge": { "pychess": { "variant": ["chess"] } } });
         let err = from_json(typo).unwrap_err().to_string();
         assert!(err.contains("unknown field `variant`"), "{err}");

@@ -17,6 +17,7 @@
 //! Changing one changes the search (and most change `ferz bench`'s node count): measure with
 //! `ferz match --sprt` before adopting a new value.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -94,6 +95,29 @@ impl Tunable {
             slot.store(default, Ordering::Relaxed);
         }
         GENERATION.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Makes `values` (indexed as `defaults`) the current ones, storing only those that differ,
+    /// so that a search running meanwhile with these values never reads another.
+    fn hold(&self, values: [i32; 3]) {
+        for (slot, value) in self.values.iter().zip(values) {
+            if slot.load(Ordering::Relaxed) != value {
+                slot.store(value, Ordering::Relaxed);
+                GENERATION.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Whether `value` lies in the range, or why not.
+    ///
+    /// # Errors
+    /// The range, when `value` is outside it.
+    pub fn check(&self, value: i64) -> Result<(), String> {
+        if (i64::from(self.min)..=i64::from(self.max)).contains(&value) {
+            Ok(())
+        } else {
+            Err(format!("{value} is outside {}'s range {}..={}", self.name, self.min, self.max))
+        }
     }
 }
 
@@ -283,6 +307,50 @@ pub fn reset() {
     }
 }
 
+/// Every tunable's value in `variant`, by name: the build's defaults with `overrides` (names in
+/// any case; those that are not tunables are left out, as a validated setting has none) in
+/// their place. It is the complete set a search plays with, for a record that must replay it
+/// whatever the defaults of a later build.
+#[must_use]
+pub fn values_with(variant: Variant, overrides: &BTreeMap<String, i32>) -> BTreeMap<String, i32> {
+    TUNABLES
+        .iter()
+        .map(|t| {
+            let set = overrides.iter().find(|(name, _)| name.eq_ignore_ascii_case(t.name)).map(|(_, &v)| v);
+            (t.name.to_owned(), set.unwrap_or(t.default(variant)))
+        })
+        .collect()
+}
+
+/// Plays with exactly `values` (as [`values_with`] gives them): each named tunable takes its
+/// value in every variant, every other one its defaults. Only values that change are stored, so
+/// threads that call this with the same values while others already search (the shards of one
+/// self-play run) change nothing under those searches.
+///
+/// # Errors
+/// A name that is not a tunable or a value outside its range; nothing is changed then.
+pub fn play_with(values: &BTreeMap<String, i32>) -> Result<(), ParamsFileError> {
+    play_with_in(TUNABLES, values)
+}
+
+/// [`play_with`] over a table of tunables.
+fn play_with_in(table: &[&Tunable], values: &BTreeMap<String, i32>) -> Result<(), ParamsFileError> {
+    let named = |tunable: &Tunable| {
+        values.iter().find(|(name, _)| name.eq_ignore_ascii_case(tunable.name)).map(|(_, &value)| value)
+    };
+    for (name, &value) in values {
+        let tunable = table
+            .iter()
+            .find(|t| t.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| ParamsFileError(format!("unknown parameter {name:?}")))?;
+        tunable.check(i64::from(value)).map_err(ParamsFileError)?;
+    }
+    for tunable in table {
+        tunable.hold(named(tunable).map_or(tunable.defaults, |value| [value; 3]));
+    }
+    Ok(())
+}
+
 /// The UCI `option` line of a tunable, with its current value in `variant` as the default.
 #[must_use]
 pub fn uci_option_line(tunable: &Tunable, variant: Variant) -> String {
@@ -424,6 +492,35 @@ mod tests {
         assert_eq!((defaults(both), both.doc), ([3, 3, 5], " With a Shatranj default."));
         assert_eq!((defaults(chess_only), chess_only.step), ([-4, -4, -4], 2));
         assert_eq!(declared::TUNABLES.iter().map(|t| t.name).collect::<Vec<_>>(), ["BOTH", "CHESS_ONLY"]);
+    }
+
+    #[test]
+    fn playing_with_a_set_of_values_holds_exactly_those_and_changes_only_what_differs() {
+        let [both, chess_only] = [&declared::BOTH, &declared::CHESS_ONLY];
+        let table = declared::TUNABLES;
+        let current = |t: &Tunable| [Variant::Chess, Variant::Shatranj].map(|v| t.get(v));
+        let set: BTreeMap<String, i32> = [("both".to_owned(), 7)].into();
+        play_with_in(table, &set).unwrap();
+        assert_eq!((current(both), current(chess_only)), ([7, 7], [-4, -4]));
+        let before = generation();
+        play_with_in(table, &set).unwrap();
+        assert_eq!(generation(), before, "the same values again store nothing");
+        chess_only.set(5);
+        play_with_in(table, &BTreeMap::new()).unwrap();
+        assert_eq!((current(both), current(chess_only)), ([3, 5], [-4, -4]), "the rest go back to their defaults");
+        for (name, value, reason) in
+            [("NOPE", 1, "unknown parameter \"NOPE\""), ("BOTH", 10, "10 is outside BOTH's range 0..=9")]
+        {
+            let err = play_with_in(table, &[(name.to_owned(), value)].into()).unwrap_err();
+            assert_eq!(err.0, reason);
+            assert_eq!(current(both), [3, 5], "nothing changed");
+        }
+        let overrides = [("rfp_max_depth".to_owned(), 5), ("NOPE".to_owned(), 1)].into();
+        let resolved = values_with(Variant::Shatranj, &overrides);
+        assert_eq!(resolved.len(), TUNABLES.len(), "every tunable of the build, by its declared name");
+        assert_eq!(resolved["RFP_MAX_DEPTH"], 5);
+        let defaults = resolved.iter().filter(|(name, _)| *name != "RFP_MAX_DEPTH");
+        assert!(defaults.into_iter().all(|(name, &v)| v == find(name).unwrap().default(Variant::Shatranj)));
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! training keeps its defaults, and each generation records the complete settings it ran with
 //! (`gen-NNNN/selfplay.json`, the training run's `run.json`) so that it can be run again.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use ferz_chess::Variant;
 use ferz_settings::{InvalidSetting, at_least, check, in_range};
 use serde::{Deserialize, Serialize};
 
@@ -121,6 +123,12 @@ pub struct SelfplaySettings {
     pub random_plies: u32,
     /// Transposition table per worker thread, in MiB.
     pub hash_mb: usize,
+    /// Search parameter values in place of the build's defaults (names as `ferz spsa params`
+    /// lists them). A generation's recipe holds every parameter's value, these or the defaults
+    /// of the build that began it, so that its games are played again alike by a build whose
+    /// defaults were tuned since.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, i32>,
 }
 
 impl Default for SelfplaySettings {
@@ -134,6 +142,7 @@ impl Default for SelfplaySettings {
             multipv_plies: 8,
             random_plies: 2,
             hash_mb: 16,
+            params: BTreeMap::new(),
         }
     }
 }
@@ -247,6 +256,7 @@ impl LoopConfig {
             check(s.chess + s.chess960 > 0, "selfplay.chess", s.chess, "chess and chess960 cannot both be 0")?;
         }
         at_least("selfplay.hash_mb", s.hash_mb, 1, "use at least 1 MiB")?;
+        ferz_selfplay::config::check_search_params("selfplay.params", &s.params)?;
         in_range("train.hidden", t.hidden, 1..=4096, "use 1 to 4096 (the net file's limit)")?;
         at_least("train.epochs", t.epochs, 1, "train at least one epoch")?;
         in_range("train.lambda", t.lambda, 0.0..=1.0, "use a weight from 0 to 1")?;
@@ -286,10 +296,19 @@ impl LoopConfig {
         merged
     }
 
-    /// What these settings make a generation with.
+    /// What these settings make a generation with, the search parameters in full.
     #[must_use]
     pub fn recipe(&self) -> Recipe {
-        Recipe { selfplay: self.selfplay.clone(), train: self.train.clone(), gate: self.gate.clone() }
+        let variant = match self.run.net {
+            NetFamily::Chess => Variant::Chess,
+            NetFamily::Shatranj => Variant::Shatranj,
+        };
+        let params = ferz_engine::params::values_with(variant, &self.selfplay.params);
+        Recipe {
+            selfplay: SelfplaySettings { params, ..self.selfplay.clone() },
+            train: self.train.clone(),
+            gate: self.gate.clone(),
+        }
     }
 
     /// These settings with a generation's recipe in place of their own, but for the number of

@@ -354,15 +354,16 @@ fn generation_settings(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<LoopConfig, LoopError> {
     let path = gen_dir.join(RECIPE_FILE);
+    let this_run = settings.with_recipe(&settings.recipe());
     if !path.exists()
-        && write_json_if_absent(&path, &settings.recipe())
+        && write_json_if_absent(&path, &this_run.recipe())
             .map_err(|source| LoopError::Io { path: path.clone(), source })?
     {
-        return Ok(settings.clone());
+        return Ok(this_run);
     }
     let kept = settings.with_recipe(&read::<Recipe>(&path)?);
     let json = |settings: &LoopConfig| serde_json::to_value(settings).expect("settings serialise");
-    if let Some((key, began, now)) = first_difference(&json(&kept), &json(settings), "") {
+    if let Some((key, began, now)) = first_difference(&json(&kept), &json(&this_run), "") {
         progress(Progress::KeptRecipe { generation: g, key, began, now });
     }
     Ok(kept)
@@ -551,6 +552,7 @@ pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u3
     };
     config.search.nodes = s.nodes;
     config.search.hash_mb = s.hash_mb;
+    config.search.params.clone_from(&s.params);
     config.search.use_nnue = !(player.generation == 0 && settings.run.start == StartingPoint::HandTuned);
     if let Some(file) = &player.file {
         let path = dir.join(file);

@@ -3,6 +3,7 @@
 //! Every section rejects unknown keys, so a typo fails at start instead of being ignored, and
 //! [`SelfplayConfig::validate`] checks the values once, with messages that name the key.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use ferz_engine::MAX_DEPTH;
@@ -108,6 +109,12 @@ pub struct SearchConfig {
     pub eval_file: PathBuf,
     /// A Shatranj net file instead of the embedded one (empty: the embedded net, if any).
     pub eval_file_shatranj: PathBuf,
+    /// Search parameter values by name (as `ferz spsa params` lists them) in place of the
+    /// build's defaults; the others keep theirs. They hold for the whole process, so every
+    /// shard it plays uses them. Left out of the record when empty, so that the settings of a
+    /// shard played without them read as they always did.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, i32>,
 }
 
 impl Default for SearchConfig {
@@ -121,6 +128,7 @@ impl Default for SearchConfig {
             use_nnue: true,
             eval_file: PathBuf::new(),
             eval_file_shatranj: PathBuf::new(),
+            params: BTreeMap::new(),
         }
     }
 }
@@ -296,6 +304,7 @@ impl SelfplayConfig {
             self.search.hash_mb,
             "more than this machine can spare (three quarters of its available memory); use less",
         )?;
+        check_search_params("search.params", &self.search.params)?;
         within_limits(
             "opening.multipv",
             self.opening.multipv,
@@ -316,6 +325,22 @@ impl SelfplayConfig {
             "enable at least one output",
         )
     }
+}
+
+/// Checks a table of search parameter values (`table` is its dotted key): each name must be a
+/// tunable of the engine and each value in its range.
+///
+/// # Errors
+/// The first bad entry, keyed `table.NAME`.
+pub fn check_search_params(table: &str, params: &BTreeMap<String, i32>) -> Result<(), InvalidSetting> {
+    for (name, &value) in params {
+        let key = format!("{table}.{name}");
+        let Some(tunable) = ferz_engine::params::find(name) else {
+            return Err(InvalidSetting::new(key, value, "not a search parameter (`ferz spsa params` lists them)"));
+        };
+        tunable.check(i64::from(value)).map_err(|range| InvalidSetting::new(key, value, range))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -341,6 +366,29 @@ mod tests {
         assert!(config.validate().unwrap_err().to_string().contains("run.threads = 5000"));
         config.run.threads = 0;
         assert!(config.worker_threads() >= 1);
+    }
+
+    #[test]
+    fn search_params_must_be_tunables_within_their_ranges() {
+        let lmr = ferz_engine::params::find("LMR_BASE").unwrap();
+        let with = |name: &str, value: i32| {
+            let mut config = SelfplayConfig::default();
+            config.search.params.insert(name.to_owned(), value);
+            config.validate()
+        };
+        with("lmr_base", lmr.max).unwrap();
+        let err = with("LMR_BASE", lmr.max + 1).unwrap_err();
+        assert_eq!(
+            (err.key.as_ref(), err.reason.contains("outside LMR_BASE's range")),
+            ("search.params.LMR_BASE", true)
+        );
+        let err = with("NO_SUCH", 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "search.params.NO_SUCH = 1: not a search parameter (`ferz spsa params` lists them)"
+        );
+        let json = |config: &SelfplayConfig| serde_json::to_value(config).unwrap()["search"].clone();
+        assert!(json(&SelfplayConfig::default()).get("params").is_none(), "a shard's record without them is unchanged");
     }
 
     /// The limits of the engine's spin option `id`, read from its option table.

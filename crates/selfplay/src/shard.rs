@@ -378,6 +378,9 @@ pub fn run_shard(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<ShardOutcome, RunError> {
     config.validate()?;
+    // Validated above: the names are tunables and the values in their ranges.
+    ferz_engine::params::play_with(&config.search.params)
+        .map_err(|e| InvalidSetting::new("search.params", format!("{:?}", config.search.params), e.0))?;
     if shard.index >= shard.count {
         return Err(RunError::Shard { index: shard.index, count: shard.count });
     }

@@ -13,8 +13,9 @@ use std::ops::RangeInclusive;
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{key} = {value}: {reason}")]
 pub struct InvalidSetting {
-    /// The dotted key, such as `search.nodes`.
-    pub key: &'static str,
+    /// The dotted key, such as `search.nodes` (built at run time for a key of a table whose
+    /// keys are names, such as `search.params.LMR_BASE`).
+    pub key: Cow<'static, str>,
     /// The value as written.
     pub value: String,
     /// What to change (built at run time when it names limits kept elsewhere, such as a UCI
@@ -24,8 +25,12 @@ pub struct InvalidSetting {
 
 impl InvalidSetting {
     /// A bad `value` of `key`, and what to change.
-    pub fn new(key: &'static str, value: impl Display, reason: impl Into<Cow<'static, str>>) -> InvalidSetting {
-        InvalidSetting { key, value: value.to_string(), reason: reason.into() }
+    pub fn new(
+        key: impl Into<Cow<'static, str>>,
+        value: impl Display,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> InvalidSetting {
+        InvalidSetting { key: key.into(), value: value.to_string(), reason: reason.into() }
     }
 }
 
@@ -36,7 +41,7 @@ impl InvalidSetting {
 /// The [`InvalidSetting`] when `ok` is false.
 pub fn check(
     ok: bool,
-    key: &'static str,
+    key: impl Into<Cow<'static, str>>,
     value: impl Display,
     reason: impl Into<Cow<'static, str>>,
 ) -> Result<(), InvalidSetting> {
@@ -96,7 +101,7 @@ mod tests {
         assert_eq!(in_range("s.n", 5, 1..=5, "r"), Ok(()));
         assert_eq!(in_range("s.n", 1, 1..=5, "r"), Ok(()));
         let err = in_range("s.n", 6, 1..=5, "use 1 to 5").unwrap_err();
-        assert_eq!((err.key, err.value.as_str(), err.reason.as_ref()), ("s.n", "6", "use 1 to 5"));
+        assert_eq!((err.key.as_ref(), err.value.as_str(), err.reason.as_ref()), ("s.n", "6", "use 1 to 5"));
         assert_eq!(at_least("s.m", 1_u64, 1, "r"), Ok(()));
         assert_eq!(at_least("s.m", 0_u64, 1, "use at least 1").unwrap_err().to_string(), "s.m = 0: use at least 1");
         assert_eq!(at_least("s.c", -3, 0, "use 0 or more").unwrap_err().value, "-3");

@@ -444,11 +444,11 @@ mod tests {
         let e = err("[engine]\nkind = \"uci\"\ncommand = \"/x\"\n[engine.variant.shatranj]\ncommand = \"\"\n");
         assert_eq!(e.key, "engine.variant.shatranj.command");
         let e = err("[engine]\nworking_dir = \"/nonexistent/dir\"\n");
-        assert_eq!((e.key, e.value.as_str()), ("engine.working_dir", "/nonexistent/dir"));
+        assert_eq!((e.key.as_ref(), e.value.as_str()), ("engine.working_dir", "/nonexistent/dir"));
         let e = err("[engine.options]\nUCI_Chess960 = true\n");
-        assert_eq!((e.key, e.value.as_str()), ("engine.options", "UCI_Chess960"));
+        assert_eq!((e.key.as_ref(), e.value.as_str()), ("engine.options", "UCI_Chess960"));
         let e = err("[engine.variant.standard.options]\nponder = true\n");
-        assert_eq!((e.key, e.value.as_str()), ("engine.variant.standard.options", "ponder"));
+        assert_eq!((e.key.as_ref(), e.value.as_str()), ("engine.variant.standard.options", "ponder"));
         let e = err("[engine]\nstall_ms = 5\n");
         assert_eq!(e.key, "engine.stall_ms");
         let e = err("[engine]\nhandshake_timeout_s = 0\n");

@@ -271,7 +271,7 @@ mod tests {
         assert_eq!(err(&|c| c.explorer.masters_url = "ftp://x".into()).key, "online.explorer.masters_url");
         assert_eq!(err(&|c| c.explorer.max_moves = 0).key, "online.explorer.max_moves");
         let e = err(&|c| c.explorer.ratings = vec![2200, 2300]);
-        assert_eq!((e.key, e.value.as_str()), ("online.explorer.ratings", "2300"));
+        assert_eq!((e.key.as_ref(), e.value.as_str()), ("online.explorer.ratings", "2300"));
         let e = err(&|c| {
             c.explorer.lichess = true;
             c.explorer.speeds.clear();

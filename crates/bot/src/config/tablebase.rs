@@ -91,7 +91,7 @@ mod tests {
             config.validate().unwrap_err()
         };
         let e = err(&|t| t.syzygy_path = "/nonexistent/syzygy".into());
-        assert_eq!((e.key, e.value.as_str()), ("tablebase.syzygy_path", "/nonexistent/syzygy"));
+        assert_eq!((e.key.as_ref(), e.value.as_str()), ("tablebase.syzygy_path", "/nonexistent/syzygy"));
         assert_eq!(err(&|t| t.online_url = "tablebase.lichess.org".into()).key, "tablebase.online_url");
         assert_eq!(err(&|t| t.online_timeout_ms = 0).key, "tablebase.online_timeout_ms");
         assert_eq!(err(&|t| t.online_max_pieces = 8).key, "tablebase.online_max_pieces");

@@ -5,6 +5,8 @@
 //! in and the step a tuner perturbs it by (SPSA's `c`). A parameter may have another default in
 //! Shatranj, whose slower pieces may want other margins (`NAME = 7 (shatranj 8) in …`): each
 //! variant keeps the values that were tested in it. Chess960 plays by chess's values.
+//! Chess's defaults are the values `ferz spsa` found at 5+0.05 (`docs/spsa-runs/chess-stc/`),
+//! which won their SPRT at 10+0.1 against the hand-chosen ones; Shatranj keeps those.
 //!
 //! The values live in process-wide atomics, one per parameter and variant, that the search
 //! reads with relaxed loads (one `mov` on the usual targets): the values change only between
@@ -162,32 +164,32 @@ macro_rules! tunables {
 
 tunables! {
     /// Aspiration windows: the first half-width around the previous iteration's score.
-    ASPIRATION_DELTA = 25 in 5..=80 step 4;
+    ASPIRATION_DELTA = 23 (shatranj 25) in 5..=80 step 4;
     /// Aspiration windows are used from this depth on (shallower searches are too unstable).
     ASPIRATION_MIN_DEPTH = 4 in 2..=8 step 1;
     /// Beyond this half-width the window opens fully.
-    ASPIRATION_MAX_DELTA = 1000 in 200..=3000 step 150;
+    ASPIRATION_MAX_DELTA = 1025 (shatranj 1000) in 200..=3000 step 150;
 
     /// Table cutoffs are skipped within this many plies of the move rule, where a stored score
     /// may not know that the same position is now close to a draw.
     MOVE_RULE_TT_MARGIN = 10 in 2..=30 step 2;
 
     /// Reverse futility pruning: at most this depth...
-    RFP_MAX_DEPTH = 8 in 4..=12 step 1;
+    RFP_MAX_DEPTH = 7 (shatranj 8) in 4..=12 step 1;
     /// ...when the evaluation beats beta by this much per ply of depth...
-    RFP_MARGIN_PER_DEPTH = 70 in 30..=150 step 6;
+    RFP_MARGIN_PER_DEPTH = 68 (shatranj 70) in 30..=150 step 6;
     /// ...less this when the evaluation is improving (pruning is then safer).
-    RFP_IMPROVING_BONUS = 40 in 0..=100 step 6;
+    RFP_IMPROVING_BONUS = 42 (shatranj 40) in 0..=100 step 6;
 
     /// Null-move pruning from this depth on.
     NMP_MIN_DEPTH = 3 in 1..=6 step 1;
     /// The null move's base reduction...
-    NMP_BASE_REDUCTION = 3 in 1..=6 step 1;
+    NMP_BASE_REDUCTION = 4 (shatranj 3) in 1..=6 step 1;
     /// ...plus one ply for every this many hundredths of a ply of depth (hundredths, so that a
     /// tuner can settle between whole plies)...
-    NMP_DEPTH_DIVISOR_X100 = 300 in 200..=800 step 40;
+    NMP_DEPTH_DIVISOR_X100 = 291 (shatranj 300) in 200..=800 step 40;
     /// ...plus one ply for every this many centipawns the evaluation beats beta by...
-    NMP_EVAL_DIVISOR = 200 in 80..=400 step 20;
+    NMP_EVAL_DIVISOR = 198 (shatranj 200) in 80..=400 step 20;
     /// ...up to this many plies for the evaluation term.
     NMP_MAX_EVAL_REDUCTION = 3 in 1..=6 step 1;
 
@@ -197,23 +199,23 @@ tunables! {
 
     /// Late-move pruning: quiet moves after `(LMP_BASE + depth²)` (halved when not improving)
     /// are skipped.
-    LMP_BASE = 3 in 0..=10 step 1;
+    LMP_BASE = 4 (shatranj 3) in 0..=10 step 1;
 
     /// Futility pruning of quiet moves: at most this depth...
     FUTILITY_MAX_DEPTH = 6 in 3..=10 step 1;
     /// ...when the evaluation plus this base...
-    FUTILITY_BASE = 100 in 20..=250 step 10;
+    FUTILITY_BASE = 96 (shatranj 100) in 20..=250 step 10;
     /// ...plus this per ply of depth cannot reach alpha.
-    FUTILITY_PER_DEPTH = 110 in 40..=250 step 10;
+    FUTILITY_PER_DEPTH = 109 (shatranj 110) in 40..=250 step 10;
 
     /// SEE pruning of quiet moves: at most this depth...
     SEE_QUIET_MAX_DEPTH = 7 in 3..=12 step 1;
     /// ...when the move loses more than this times depth² in exchanges.
-    SEE_QUIET_MARGIN = 25 in 5..=80 step 4;
+    SEE_QUIET_MARGIN = 24 (shatranj 25) in 5..=80 step 4;
     /// SEE pruning of captures: at most this depth...
     SEE_CAPTURE_MAX_DEPTH = 6 in 3..=12 step 1;
     /// ...when the capture loses more than this times depth.
-    SEE_CAPTURE_MARGIN = 90 in 30..=200 step 8;
+    SEE_CAPTURE_MARGIN = 91 (shatranj 90) in 30..=200 step 8;
 
     /// Singular extensions: from this depth on...
     SINGULAR_MIN_DEPTH = 8 in 4..=12 step 1;
@@ -226,22 +228,22 @@ tunables! {
     DOUBLE_EXTENSION_MARGIN = 20 in 0..=60 step 4;
 
     /// Late-move reductions apply from this depth on.
-    LMR_MIN_DEPTH = 3 in 1..=6 step 1;
+    LMR_MIN_DEPTH = 2 (shatranj 3) in 1..=6 step 1;
     /// The reduction table: `LMR_BASE/100 + ln(depth) · ln(move number) / (LMR_DIVISOR/100)`
     /// plies.
-    LMR_BASE = 75 in 0..=200 step 10;
+    LMR_BASE = 81 (shatranj 75) in 0..=200 step 10;
     /// See [`LMR_BASE`].
-    LMR_DIVISOR = 225 in 120..=400 step 15;
+    LMR_DIVISOR = 224 (shatranj 225) in 120..=400 step 15;
     /// One ply less reduction per this much quiet-move history.
-    LMR_HISTORY_DIVISOR = 8000 in 2000..=20000 step 600;
+    LMR_HISTORY_DIVISOR = 7905 (shatranj 8000) in 2000..=20000 step 600;
 
     /// History bonus after a cutoff: `min(HISTORY_BONUS_QUADRATIC·depth² +
     /// HISTORY_BONUS_LINEAR·depth, HISTORY_BONUS_MAX)`.
-    HISTORY_BONUS_QUADRATIC = 16 in 0..=64 step 3;
+    HISTORY_BONUS_QUADRATIC = 18 (shatranj 16) in 0..=64 step 3;
     /// See [`HISTORY_BONUS_QUADRATIC`].
-    HISTORY_BONUS_LINEAR = 32 in 0..=128 step 6;
+    HISTORY_BONUS_LINEAR = 33 (shatranj 32) in 0..=128 step 6;
     /// See [`HISTORY_BONUS_QUADRATIC`].
-    HISTORY_BONUS_MAX = 2000 in 500..=6000 step 150;
+    HISTORY_BONUS_MAX = 2026 (shatranj 2000) in 500..=6000 step 150;
 
     /// Move ordering: a capture is ordered with the good ones when it loses at most this much
     /// in exchanges.
@@ -251,35 +253,35 @@ tunables! {
 
     /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
     /// even winning the piece, is skipped.
-    DELTA_MARGIN = 200 in 50..=500 step 20;
+    DELTA_MARGIN = 213 (shatranj 200) in 50..=500 step 20;
 
     /// Time management: without `movestogo` the clock is planned for this many more moves.
-    TM_SUDDEN_DEATH_MOVES = 25 in 10..=60 step 3;
+    TM_SUDDEN_DEATH_MOVES = 26 (shatranj 25) in 10..=60 step 3;
     /// Time management: the share (percent) of the increment added to a move's soft limit.
-    TM_INCREMENT_SHARE = 75 in 25..=100 step 6;
+    TM_INCREMENT_SHARE = 74 (shatranj 75) in 25..=100 step 6;
     /// Time management: the share (percent) of the usable clock the last move before the time
     /// control may take.
     TM_LAST_MOVE_SHARE = 90 in 50..=95 step 4;
     /// Time management: the hard limit's cap, this share (percent) of the usable clock...
-    TM_HARD_CLOCK_SHARE = 50 in 20..=80 step 4;
+    TM_HARD_CLOCK_SHARE = 52 (shatranj 50) in 20..=80 step 4;
     /// ...plus this share (percent) of the increment.
     TM_HARD_INCREMENT_SHARE = 50 in 0..=100 step 6;
     /// Time management: the hard limit is this share (percent) of the soft limit (within its
     /// cap).
-    TM_HARD_SOFT_SHARE = 400 in 200..=800 step 30;
+    TM_HARD_SOFT_SHARE = 393 (shatranj 400) in 200..=800 step 30;
     /// Time management: the soft limit's scale starts at this (percent)...
     TM_CHANGES_BASE = 70 in 30..=120 step 6;
     /// ...plus this (percent) per recent best-move change (at most two)...
-    TM_CHANGES_WEIGHT = 50 in 0..=120 step 6;
+    TM_CHANGES_WEIGHT = 52 (shatranj 50) in 0..=120 step 6;
     /// ...times (this − the best move's node share) (percent)...
-    TM_SHARE_OFFSET = 150 in 110..=200 step 6;
+    TM_SHARE_OFFSET = 149 (shatranj 150) in 110..=200 step 6;
     /// ...times this (percent)...
-    TM_SHARE_WEIGHT = 140 in 60..=250 step 10;
+    TM_SHARE_WEIGHT = 136 (shatranj 140) in 60..=250 step 10;
     /// ...times one plus the score's drop since the last iteration (at most this many
     /// centipawns)...
-    TM_DROP_MAX = 120 in 0..=300 step 15;
+    TM_DROP_MAX = 124 (shatranj 120) in 0..=300 step 15;
     /// ...divided by this.
-    TM_DROP_DIVISOR = 240 in 60..=600 step 25;
+    TM_DROP_DIVISOR = 242 (shatranj 240) in 60..=600 step 25;
 }
 
 /// The longest stall of the process (or the machine under it) that the clock is planned to

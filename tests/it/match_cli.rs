@@ -147,6 +147,18 @@ fn ferz_against_a_second_ferz_process_with_sprt_and_pgn() {
         assert!(stdout.contains(line), "{line} in {stdout}");
     }
     assert!(!stdout.contains("illegal"), "{stdout}");
+    // The counts alone give the same statistics (how runs on several machines are pooled).
+    let between = |line: &str, from: &str, to: &str| {
+        let start = line.find(from).unwrap() + from.len();
+        line[start..start + line[start..].find(to).unwrap()].to_owned()
+    };
+    let counts = between(progress[1], "penta [", "]").replace(' ', "");
+    let (code, pooled, stderr) = run(&["match", "--pentanomial", &counts, "--sprt", "0,10"]);
+    assert_eq!(code, 0, "{stderr}");
+    let elo = between(progress[1], ", Elo ", ", penta");
+    let llr = between(progress[1], ", LLR ", " (");
+    assert!(pooled.starts_with(&format!("Pairs 2 (4 games): Elo {elo}, penta [")), "{elo}: {pooled}");
+    assert!(pooled.contains(&format!(": LLR {llr} (-2.94, 2.94), ")), "{llr}: {pooled}");
     let games = read_pgn(&pgn);
     assert_eq!(games.len(), 4);
     check_games(&games);
@@ -157,6 +169,30 @@ fn ferz_against_a_second_ferz_process_with_sprt_and_pgn() {
         assert_eq!(pair[0].tag("White"), pair[1].tag("Black"));
         assert!(pair[0].tag("White").ends_with("(A)"), "{}", pair[0].tag("White"));
         assert_eq!(pair[0].game.moves()[..6], pair[1].game.moves()[..6], "six random opening plies shared");
+    }
+}
+
+/// `--pentanomial` pools counts without playing: the chess SPRT of docs/measurements.md#tuning,
+/// whose figures an independent implementation of fishtest's formulas gives too, and bad counts.
+#[test]
+fn pooled_pair_counts_give_the_elo_and_the_sprt_verdict() {
+    let (code, stdout, stderr) = run(&["match", "--pentanomial", "20,154,383,223,54", "--sprt", "0,5"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "Pairs 834 (1668 games): Elo +28.6 ± 10.5 (LOS 100.0%), penta [20, 154, 383, 223, 54]\n\
+         SPRT elo0=0 elo1=5 alpha=0.05 beta=0.05 (normalized Elo): LLR 2.95 (-2.94, 2.94), H1 accepted\n"
+    );
+    let (_, stdout, _) = run(&["match", "--pentanomial", "19,143,344,200,50", "--sprt", "0,5"]);
+    assert!(stdout.contains("Elo +27.4 ± 11.1") && stdout.contains("LLR 2.53 (-2.94, 2.94), continue"), "{stdout}");
+    for (counts, error) in [
+        ("1,2,3", "expected five counts LL,LD,DD,WD,WW, got 3"),
+        ("1,2,3,4,-5", "\"-5\" is not a count of pairs"),
+        ("1,2,,4,5", "\"\" is not a count of pairs"),
+    ] {
+        let (code, stdout, stderr) = run(&["match", "--pentanomial", counts]);
+        assert_eq!(code, 2, "{counts}: {stdout}");
+        assert!(stderr.contains(error), "{counts}: {stderr}");
     }
 }
 

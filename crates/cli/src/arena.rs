@@ -10,8 +10,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ferz_arena::{
     BookOrder, DrawAdjudication, EngineCommand, EngineConfig, EngineOption, GameSettings, Limit, MatchConfig,
-    MatchControl, OpeningSettings, ResignAdjudication, Sprt, SprtModel, Timeouts, load_book, load_played, run_match,
-    schedule,
+    MatchControl, OpeningSettings, Pentanomial, ResignAdjudication, Sprt, SprtModel, Timeouts, load_book, load_played,
+    run_match, schedule,
 };
 use ferz_chess::Variant;
 
@@ -22,7 +22,7 @@ pub struct MatchArgs {
     #[arg(long, default_value = "ferz", value_name = "SPEC")]
     engine_a: EngineCommand,
     /// Engine B, the opponent: `ferz` or `uci:<path> [args]`.
-    #[arg(long, value_name = "SPEC", required_unless_present = "vs", conflicts_with = "vs")]
+    #[arg(long, value_name = "SPEC", required_unless_present_any = ["vs", "pentanomial"], conflicts_with = "vs")]
     engine_b: Option<EngineCommand>,
     /// The opponent of `ferz` (same as `--engine-b`), like `--vs uci:/usr/games/stockfish`.
     #[arg(long, value_name = "SPEC")]
@@ -124,6 +124,35 @@ pub struct MatchArgs {
     /// The PGN `Event` tag.
     #[arg(long, default_value = "ferz match")]
     event: String,
+    /// Play nothing: report the Elo and (with `--sprt`) the LLR and verdict of these pair
+    /// counts, `LL,LD,DD,WD,WW` (pairs that scored 0, ½, 1, 1½ and 2 points), such as the sums
+    /// of several machines' runs of one test, pooled as fishtest pools its workers'.
+    #[arg(long, value_name = "LL,LD,DD,WD,WW", value_parser = parse_pentanomial)]
+    pentanomial: Option<Pentanomial>,
+}
+
+fn parse_pentanomial(text: &str) -> Result<Pentanomial, String> {
+    let counts: Vec<u64> = text
+        .split(',')
+        .map(|n| n.trim().parse::<u64>().map_err(|_| format!("{n:?} is not a count of pairs")))
+        .collect::<Result<_, _>>()?;
+    let [ll, ld, dd, wd, ww] = counts[..] else {
+        return Err(format!("expected five counts LL,LD,DD,WD,WW, got {}", counts.len()));
+    };
+    Ok(Pentanomial { ll, ld, dd, wl: 0, wd, ww })
+}
+
+/// The statistics of `penta` as a match reports them, and the SPRT's verdict on them.
+fn pentanomial_report(penta: &Pentanomial, sprt: Option<&Sprt>) -> String {
+    let pairs = penta.pairs();
+    let elo = penta.elo().map_or_else(|| "-".to_owned(), |e| format!("{e} (LOS {:.1}%)", 100.0 * e.los));
+    let mut out = format!("Pairs {pairs} ({} games): Elo {elo}, penta {penta}\n", 2 * pairs);
+    if let Some(sprt) = sprt {
+        let llr = sprt.llr(penta);
+        let (lower, upper) = sprt.bounds();
+        out.push_str(&format!("SPRT {sprt}: LLR {llr:.2} ({lower:.2}, {upper:.2}), {}\n", sprt.status(llr)));
+    }
+    out
 }
 
 fn parse_sprt(text: &str, model: SprtModel) -> anyhow::Result<Sprt> {
@@ -221,6 +250,18 @@ fn install_interrupt(control: &Arc<MatchControl>) -> anyhow::Result<()> {
 /// (whatever the result), 130 when it was stopped by a signal, 2 on bad input or an engine
 /// that cannot be started.
 pub fn run(args: MatchArgs) -> ExitCode {
+    if let Some(penta) = &args.pentanomial {
+        return match args.sprt.as_deref().map(|text| parse_sprt(text, args.sprt_model)).transpose() {
+            Ok(sprt) => {
+                print!("{}", pentanomial_report(penta, sprt.as_ref()));
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("error: {}", crate::error_text(&error));
+                ExitCode::from(2)
+            }
+        };
+    }
     let resume = args.resume;
     let control = Arc::new(MatchControl::default());
     let result = config(args).and_then(|config| {

@@ -271,8 +271,16 @@ pub fn differences(was: &Value, now: &Value, key: &str) -> Vec<(String, String, 
     }
 }
 
+/// A value as a difference shows it: a table of more than a few entries that is on one side only
+/// (a record that began to keep one) by its size, so that the line stays readable.
 fn shown(value: Option<&Value>) -> String {
-    value.map_or_else(|| "(absent)".to_owned(), Value::to_string)
+    const SPELLED_OUT: usize = 4;
+    match value {
+        None => "(absent)".to_owned(),
+        Some(Value::Object(map)) if map.len() > SPELLED_OUT => format!("({} entries)", map.len()),
+        Some(Value::Array(items)) if items.len() > SPELLED_OUT => format!("({} items)", items.len()),
+        Some(value) => value.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -325,6 +333,12 @@ mod tests {
         assert_eq!(shown, ["a: \"s\" -> \"t\"", "b.x: 1 -> 2", "gone: 3 -> (absent)", "new: (absent) -> true"]);
         assert_eq!(first_difference(&was, &now, ""), all.first().cloned());
         assert!(differences(&was, &was, "").is_empty());
+        let began = serde_json::json!({"params": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}, "list": [1, 2, 3, 4, 5]});
+        let shown: Vec<String> = differences(&serde_json::json!({}), &began, "")
+            .iter()
+            .map(|(k, w, n)| format!("{k}: {w} -> {n}"))
+            .collect();
+        assert_eq!(shown, ["list: (absent) -> (5 items)", "params: (absent) -> (5 entries)"]);
     }
 
     #[test]

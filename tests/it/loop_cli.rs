@@ -216,6 +216,8 @@ fn a_loop_whose_data_is_gone_plays_it_again_from_the_ledger() {
     let listed = String::from_utf8(Command::new(ferz_binary()).args(["spsa", "params"]).output().unwrap().stdout);
     assert_eq!(params.as_object().unwrap().len(), listed.unwrap().lines().count(), "every parameter: {params}");
     assert_eq!((&params["LMR_BASE"], &params["NMP_BASE_REDUCTION"]), (&130.into(), &5.into()));
+    let gate_params = std::fs::read_to_string(full.join("gen-0001").join("search.params")).unwrap();
+    assert!(gate_params.contains("\nLMR_BASE = 130\n") && gate_params.contains("\nNMP_BASE_REDUCTION = 5\n"));
 
     let keep = |name: &str, ledger: &serde_json::Value| {
         let kept = tmp.path().join(name);

@@ -72,6 +72,9 @@ pub fn generation_seed(seed: u64, g: u32) -> u64 {
 
 /// The recipe a generation began with, written when it begins.
 pub(crate) const RECIPE_FILE: &str = "recipe.json";
+
+/// The recipe's search parameters as a params file, for the gate's engines (`ParamsFile`).
+const PARAMS_FILE: &str = "search.params";
 /// The gate's decision, written when the match has decided.
 pub(crate) const VERDICT_FILE: &str = "verdict.json";
 
@@ -273,6 +276,9 @@ pub fn run_generation(
         }
         progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
         clock.start(Stage::Gate)?;
+        if !settings.selfplay.params.is_empty() {
+            write_params_file(&gen_dir.join(PARAMS_FILE), g, &settings.selfplay.params)?;
+        }
         let config = gate_config(dir, settings, g, &net_path, &player, ferz)?;
         let pgn = config.pgn.clone().expect("the gate writes a PGN");
         let played = if pgn.exists() {
@@ -729,6 +735,12 @@ fn gate_config(
     let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let engine = |name: String, net: Option<PathBuf>, hand_tuned: bool| {
         let mut options = vec![EngineOption::new("Hash", gate.hash_mb.to_string()), EngineOption::new("Threads", "1")];
+        // Both sides search with the generation's values, as its self-play did (a recipe from
+        // before recipes held them has none: the build's defaults).
+        if !settings.selfplay.params.is_empty() {
+            let file = absolute(&generation_dir(dir, g).join(PARAMS_FILE));
+            options.push(EngineOption::new("ParamsFile", file.display().to_string()));
+        }
         if let Some(net) = net {
             options.push(EngineOption::new(eval_option, absolute(&net).display().to_string()));
         }
@@ -840,6 +852,17 @@ pub(crate) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LoopE
     read_json(path).map_err(|reason| LoopError::Ledger { path: path.to_path_buf(), reason })
 }
 
+/// Writes `params` as a params file (`NAME = value` lines) through a temporary file and a rename.
+fn write_params_file(path: &Path, g: u32, params: &BTreeMap<String, i32>) -> Result<(), LoopError> {
+    let mut text = format!("# The search parameters of generation {g}'s recipe (selfplay.params)\n");
+    for (name, value) in params {
+        text.push_str(&format!("{name} = {value}\n"));
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|source| LoopError::Io { path: tmp.clone(), source })?;
+    std::fs::rename(&tmp, path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
+}
+
 fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), LoopError> {
     write_json_atomic(path, value).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
 }
@@ -902,6 +925,33 @@ mod tests {
 
     fn embedded_chess() -> &'static [u8] {
         ferz_nnue::embedded::bytes(ferz_nnue::NetVariant::Chess).expect("the build embeds a chess net")
+    }
+
+    #[test]
+    fn the_gate_plays_with_the_search_parameters_of_the_generations_recipe() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut settings = LoopConfig::default();
+        settings.gate.nodes = 100;
+        let best = NetRef { generation: 0, file: None, sha256: None };
+        let params_files = |settings: &LoopConfig| {
+            let config = gate_config(tmp.path(), settings, 3, Path::new("candidate.nnue"), &best, Path::new("ferz"));
+            let engines = config.unwrap().engines;
+            engines
+                .iter()
+                .map(|e| e.options.iter().find(|o| o.name == "ParamsFile").map(|o| PathBuf::from(&o.value)))
+                .collect::<Vec<_>>()
+        };
+        let files = params_files(&settings.with_recipe(&settings.recipe()));
+        let expected = std::path::absolute(tmp.path().join("gen-0003").join(PARAMS_FILE)).unwrap();
+        assert_eq!(files, [Some(expected.clone()), Some(expected)]);
+        assert_eq!(params_files(&settings), [None, None], "a recipe without them: the build's defaults");
+
+        let values = settings.recipe().selfplay.params;
+        let file = tmp.path().join(PARAMS_FILE);
+        write_params_file(&file, 3, &values).unwrap();
+        let read = ferz_engine::params::parse_params(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let written: BTreeMap<String, i32> = read.into_iter().map(|(name, v)| (name, v as i32)).collect();
+        assert_eq!(written, values, "the file the engine reads holds the recipe's values");
     }
 
     #[test]

@@ -115,10 +115,12 @@ fn a_rematch_sent_as_the_game_ends_is_accepted_while_the_engine_still_quits() {
 #[test]
 fn an_engine_that_cannot_be_restarted_in_time_is_replaced_by_the_in_process_engine() {
     // Starts are counted in a file in the working directory: the bot's check at start and the
-    // game's first start work, every later start hangs in its handshake.
+    // game's first start work, every later start hangs in its handshake. The count is renamed
+    // into place, so that a start killed at the game's end, or the test reading it meanwhile,
+    // never sees the file truncated and not yet written.
     let dir = TempDir::new("restart");
     let script = format!(
-        "n=$(cat starts 2>/dev/null || echo 0); echo $((n + 1)) > starts; if [ $n -ge 2 ]; then exec sleep 60; fi; exec {FAKE_UCI} crash-after 2"
+        "n=$(cat starts 2>/dev/null || echo 0); echo $((n + 1)) > starts.$$; mv starts.$$ starts; if [ $n -ge 2 ]; then exec sleep 60; fi; exec {FAKE_UCI} crash-after 2"
     );
     let engine = format!(
         "kind = \"uci\"\ncommand = \"sh\"\nargs = [\"-c\", \"{script}\"]\nworking_dir = \"{}\"\nhandshake_timeout_s = 1",

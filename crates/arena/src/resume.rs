@@ -189,10 +189,7 @@ fn read_game(chunk: &str, variant: Variant, openings: &[Opening]) -> Result<Play
 
 /// Replaces `path` with `text` through a temporary file, so a crash leaves the old or new file.
 fn rewrite(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(".resume-tmp");
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, path)
+    ferz_files::write_atomic(path, text.as_bytes())
 }
 
 #[cfg(test)]

@@ -35,16 +35,8 @@ const TAIL_BYTES: u64 = 64;
 /// # Errors
 /// The I/O error.
 pub(crate) fn replace(path: &Path, text: &str) -> io::Result<()> {
-    let dir = parent(path);
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("game.pgn");
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let mut file = File::create(&tmp)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)?;
-    sync_dir(dir);
-    Ok(())
+    std::fs::create_dir_all(parent(path))?;
+    ferz_files::write_atomic(path, text.as_bytes())
 }
 
 /// Appends the game `text` to `path` (created if missing), after cutting off a torn game a
@@ -208,7 +200,8 @@ mod tests {
         replace(&own, GAME1).unwrap();
         replace(&own, GAME3).unwrap();
         assert_eq!(std::fs::read_to_string(&own).unwrap(), GAME3);
-        assert!(!dir.path().join(".own.pgn.tmp").exists());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.iter().all(|name| !name.to_string_lossy().ends_with(".tmp")), "{left:?}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (and every other JSON record of ferz's runs) trustworthy: atomic writes and SHA-256.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -142,39 +142,21 @@ pub struct DatasetManifest {
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so readers
 /// see the old file or the new one, never half of one.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let tmp = write_json_beside(path, value)?;
-    std::fs::rename(&tmp, path)
+    ferz_files::write_atomic(path, &json_bytes(value)?)
 }
 
 /// Writes `value` as JSON to `path` only if no file is there, atomically even against other
 /// processes doing the same (the tasks of a scheduler's job array): the first writer's file
 /// stays. Returns whether this call wrote it.
 pub fn write_json_if_absent<T: Serialize>(path: &Path, value: &T) -> std::io::Result<bool> {
-    let tmp = write_json_beside(path, value)?;
-    // A hard link, unlike a rename, fails when the name exists: whole file or none, first wins.
-    let linked = std::fs::hard_link(&tmp, path);
-    std::fs::remove_file(&tmp)?;
-    match linked {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e),
-    }
+    ferz_files::write_if_absent(path, &json_bytes(value)?)
 }
 
-/// Writes `value` as pretty JSON to a temporary file beside `path`, flushed to disk, and returns
-/// its name: the writer's own (process and call), so that processes and threads writing one
-/// file at once (a loop's scheduler tasks opening its ledger) each have a whole file of their own.
-fn write_json_beside<T: Serialize>(path: &Path, value: &T) -> std::io::Result<std::path::PathBuf> {
-    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut name = path.file_name().unwrap_or_default().to_owned();
-    name.push(format!(".{}-{call}.tmp", std::process::id()));
-    let tmp = path.with_file_name(name);
-    let mut file = std::fs::File::create(&tmp)?;
-    serde_json::to_writer_pretty(&mut file, value).map_err(std::io::Error::other)?;
-    file.write_all(b"\n")?;
-    file.sync_all()?;
-    Ok(tmp)
+/// `value` as pretty JSON with a final newline.
+fn json_bytes<T: Serialize>(value: &T) -> std::io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// Reads a JSON file written by [`write_json_atomic`]. The error is the reason alone: every

@@ -315,13 +315,7 @@ pub fn reset() {
 /// whatever the defaults of a later build.
 #[must_use]
 pub fn values_with(variant: Variant, overrides: &BTreeMap<String, i32>) -> BTreeMap<String, i32> {
-    TUNABLES
-        .iter()
-        .map(|t| {
-            let set = overrides.iter().find(|(name, _)| name.eq_ignore_ascii_case(t.name)).map(|(_, &v)| v);
-            (t.name.to_owned(), set.unwrap_or(t.default(variant)))
-        })
-        .collect()
+    TUNABLES.iter().map(|t| (t.name.to_owned(), value_named(overrides, t).unwrap_or(t.default(variant)))).collect()
 }
 
 /// Plays with exactly `values` (as [`values_with`] gives them): each named tunable takes its
@@ -337,9 +331,6 @@ pub fn play_with(values: &BTreeMap<String, i32>) -> Result<(), ParamsFileError> 
 
 /// [`play_with`] over a table of tunables.
 fn play_with_in(table: &[&Tunable], values: &BTreeMap<String, i32>) -> Result<(), ParamsFileError> {
-    let named = |tunable: &Tunable| {
-        values.iter().find(|(name, _)| name.eq_ignore_ascii_case(tunable.name)).map(|(_, &value)| value)
-    };
     for (name, &value) in values {
         let tunable = table
             .iter()
@@ -348,9 +339,14 @@ fn play_with_in(table: &[&Tunable], values: &BTreeMap<String, i32>) -> Result<()
         tunable.check(i64::from(value)).map_err(ParamsFileError)?;
     }
     for tunable in table {
-        tunable.hold(named(tunable).map_or(tunable.defaults, |value| [value; 3]));
+        tunable.hold(value_named(values, tunable).map_or(tunable.defaults, |value| [value; 3]));
     }
     Ok(())
+}
+
+/// The value `values` gives `tunable`, its name written in any case (as UCI option names are).
+fn value_named(values: &BTreeMap<String, i32>, tunable: &Tunable) -> Option<i32> {
+    values.iter().find(|(name, _)| name.eq_ignore_ascii_case(tunable.name)).map(|(_, &value)| value)
 }
 
 /// The UCI `option` line of a tunable, with its current value in `variant` as the default.

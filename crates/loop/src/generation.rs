@@ -666,11 +666,8 @@ pub fn pin_generation_zero(dir: &Path, ledger: &mut Ledger) -> Result<bool, Loop
         });
     }
     std::fs::create_dir_all(dir.join("best")).map_err(|source| LoopError::Io { path: dir.join("best"), source })?;
-    // A name of this process's own: the tasks of a job array may pin side by side.
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|source| LoopError::Io { path: path.clone(), source })?;
+    // The temporary file is this writer's own: the tasks of a job array may pin side by side.
+    ferz_files::write_atomic(&path, bytes).map_err(|source| LoopError::Io { path: path.clone(), source })?;
     let changed = ledger.start_net.is_none();
     ledger.start_net = Some(embedded_sha);
     Ok(changed)
@@ -833,15 +830,7 @@ pub(crate) fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
 
 /// Copies `from` to `to` through a temporary file and a rename.
 fn copy_atomically(from: &Path, to: &Path) -> Result<(), LoopError> {
-    if let Some(parent) = to.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| LoopError::Io { path: parent.to_path_buf(), source })?;
-    }
-    let tmp = to.with_extension("tmp");
-    std::fs::copy(from, &tmp).map_err(|source| LoopError::Io { path: tmp.clone(), source })?;
-    std::fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(|source| LoopError::Io { path: tmp.clone(), source })?;
-    std::fs::rename(&tmp, to).map_err(|source| LoopError::Io { path: to.to_path_buf(), source })
+    ferz_files::copy_atomic(from, to).map_err(|source| LoopError::Io { path: to.to_path_buf(), source })
 }
 
 fn hash(path: &Path) -> Result<String, LoopError> {
@@ -858,9 +847,7 @@ fn write_params_file(path: &Path, g: u32, params: &BTreeMap<String, i32>) -> Res
     for (name, value) in params {
         text.push_str(&format!("{name} = {value}\n"));
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|source| LoopError::Io { path: tmp.clone(), source })?;
-    std::fs::rename(&tmp, path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
+    ferz_files::write_atomic(path, text.as_bytes()).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
 }
 
 fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), LoopError> {

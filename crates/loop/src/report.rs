@@ -55,10 +55,7 @@ pub fn write(dir: &Path, ledger: &Ledger) -> Result<(), LoopError> {
     let html = html(ledger, &markdown_tables_as_html(ledger));
     for (name, text) in [(MARKDOWN_FILE, markdown), (HTML_FILE, html)] {
         let path = dir.join(name);
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .map_err(|source| LoopError::Io { path, source })?;
+        ferz_files::write_atomic(&path, text.as_bytes()).map_err(|source| LoopError::Io { path, source })?;
     }
     Ok(())
 }

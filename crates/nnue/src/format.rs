@@ -278,17 +278,5 @@ pub fn write(net: &Network, mut out: impl Write) -> io::Result<()> {
 /// # Errors
 /// Any error creating, writing or renaming the file.
 pub fn save(net: &Network, path: &Path) -> io::Result<()> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        write(net, &mut file)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    ferz_files::write_atomic(path, &to_bytes(net))
 }

@@ -5,7 +5,6 @@
 //! before its rename (a power cut must not leave it empty); the others are derived from it.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -101,10 +100,10 @@ impl State {
     /// A file that cannot be written.
     pub fn save(&self, dir: &Path) -> Result<(), StateError> {
         let json = serde_json::to_string(self).expect("a state serialises");
-        write_atomic(&dir.join("state.json"), json.as_bytes(), true)?;
-        write_atomic(&dir.join("trajectory.csv"), self.csv().as_bytes(), false)?;
-        write_atomic(&dir.join("trajectory.svg"), self.svg().as_bytes(), false)?;
-        write_atomic(&dir.join("result.params"), self.result_params().as_bytes(), false)
+        write_atomic(&dir.join("state.json"), json.as_bytes())?;
+        write_atomic(&dir.join("trajectory.csv"), self.csv().as_bytes())?;
+        write_atomic(&dir.join("trajectory.svg"), self.svg().as_bytes())?;
+        write_atomic(&dir.join("result.params"), self.result_params().as_bytes())
     }
 
     /// The trajectory: a header, the start, then one row per iteration.
@@ -245,20 +244,9 @@ impl State {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, renamed over
-/// `path`; with `durable`, flushed to disk before the rename.
-///
-/// # Errors
-/// When the temporary file cannot be written or renamed.
-pub fn write_atomic(path: &Path, bytes: &[u8], durable: bool) -> Result<(), StateError> {
-    let io = |error| StateError::Io { path: path.display().to_string(), error };
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    let temporary = path.with_file_name(name);
-    let mut file = std::fs::File::create(&temporary).map_err(io)?;
-    file.write_all(bytes).and_then(|()| if durable { file.sync_all() } else { Ok(()) }).map_err(io)?;
-    drop(file);
-    std::fs::rename(&temporary, path).map_err(io)
+/// Writes `bytes` as the whole of `path` ([`ferz_files::write_atomic`]), naming `path` in the error.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
+    ferz_files::write_atomic(path, bytes).map_err(|error| StateError::Io { path: path.display().to_string(), error })
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@
 //! everything before it. The file is written under a temporary name, synced and renamed, so a
 //! kill leaves the previous checkpoint or the new one, never half of one.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::TrainError;
@@ -126,16 +125,9 @@ impl Checkpoint {
     }
 }
 
-/// Writes `bytes` to `path` through `<path>.tmp`, synced, then renamed over `path`.
+/// Writes `bytes` as the whole of `path` ([`ferz_files::write_atomic`]), naming `path` in the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp_name);
-    let io = |source| TrainError::Io { path: tmp.clone(), source };
-    let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(|source| TrainError::Io { path: path.to_path_buf(), source })
+    ferz_files::write_atomic(path, bytes).map_err(|source| TrainError::Io { path: path.to_path_buf(), source })
 }
 
 #[cfg(test)]
@@ -154,7 +146,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("checkpoint.bin");
         checkpoint.save(&path).unwrap();
-        assert!(!dir.path().join("checkpoint.bin.tmp").exists());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["checkpoint.bin"], "no temporary file is left");
         assert_eq!(Checkpoint::load(&path).unwrap(), checkpoint);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[100] ^= 1;

@@ -1,6 +1,5 @@
 //! Book entries as bytes, and writing a book file.
 
-use std::io::Write;
 use std::path::Path;
 
 /// Bytes per book entry.
@@ -52,20 +51,7 @@ impl Entry {
 /// What the file system reported.
 pub fn write_book(path: &Path, entries: &mut [Entry]) -> std::io::Result<()> {
     entries.sort_by(|a, b| a.key.cmp(&b.key).then(b.weight.cmp(&a.weight)).then(a.raw_move.cmp(&b.raw_move)));
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let write = || -> std::io::Result<()> {
-        let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        for entry in entries.iter() {
-            file.write_all(&entry.to_bytes())?;
-        }
-        file.into_inner().map_err(std::io::IntoInnerError::into_error)?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    ferz_files::write_with(path, |out| entries.iter().try_for_each(|entry| out.write_all(&entry.to_bytes())))
 }
 
 #[cfg(test)]

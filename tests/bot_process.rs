@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::fake_lichess::{FAKE_TOKEN, FakeLichess};
 use crate::{TempDir, ferz_binary};
 
 /// Settings every system test starts from: fast timers, tiny searches, PGNs in the temp dir.
@@ -51,6 +52,18 @@ impl BotProcess {
     /// If the process cannot be started.
     pub fn start(url: &str, token: &str, sections: &[(&str, &str)]) -> BotProcess {
         BotProcess::start_with(url, token, sections, "debug", &[])
+    }
+
+    /// Starts `ferz bot` against the fake `server` with its token and these settings sections,
+    /// and waits until the bot has opened its event stream: from then on it sees what the test
+    /// sends.
+    ///
+    /// # Panics
+    /// If the process cannot be started, or opens no event stream within 20 s.
+    pub fn connected(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
+        let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
+        server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
+        bot
     }
 
     /// [`BotProcess::start`] at `log_level` (`trace`, …) with more arguments for `ferz bot`.

@@ -15,12 +15,6 @@ fn server(config: FakeConfig) -> FakeLichess {
     FakeLichess::start(config)
 }
 
-fn bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
-
 /// Settings that make the bot check in every second: [`loop_round`] watches its main loop by
 /// its check-ins.
 pub(super) const CHECK_IN_EVERY_SECOND: (&str, &str) = ("correspondence", "checkin_period_s = 1");
@@ -79,7 +73,7 @@ pub(super) fn assert_legal(view: &GameView) {
 #[test]
 fn plays_whole_standard_games_as_white_and_black_and_writes_pgns() {
     let server = server(FakeConfig { standard_castling: Castling::TwoStep, ..FakeConfig::default() });
-    let bot = bot(&server, &[]);
+    let bot = BotProcess::connected(&server, &[]);
     // The challenger asks for black: the bot is white; then the other way round. The opponent
     // castles, in the server's legacy notation (e1g1 / e8g8).
     let as_white = server.send_challenge(
@@ -117,7 +111,7 @@ fn plays_whole_standard_games_as_white_and_black_and_writes_pgns() {
 fn chess960_and_from_position_games_with_both_castling_notations() {
     for castling in [Castling::KingToRook, Castling::TwoStep] {
         let server = server(FakeConfig { standard_castling: castling, ..FakeConfig::default() });
-        let _bot = bot(&server, &[]);
+        let _bot = BotProcess::connected(&server, &[]);
         // Chess960 from the standard array: the opponent castles king-takes-rook on both sides
         // (e1h1 in one game, e8a8 in the other).
         let fen960 = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1";
@@ -163,7 +157,7 @@ fn declines_with_each_reason() {
     };
     {
         // One slot, nobody waits; no bots; casual only; blitz and rapid, increments up to 5 s.
-        let _bot = bot(
+        let _bot = BotProcess::connected(
             &server,
             &[(
                 "challenge",
@@ -192,7 +186,8 @@ fn declines_with_each_reason() {
         );
     }
     let server = self::server(FakeConfig::default());
-    let _bot = bot(&server, &[("challenge", "humans = false\ncasual = false\nvariants = [\"standard\"]")]);
+    let _bot =
+        BotProcess::connected(&server, &[("challenge", "humans = false\ncasual = false\nvariants = [\"standard\"]")]);
     reasons(
         &server,
         vec![
@@ -206,7 +201,7 @@ fn declines_with_each_reason() {
 #[test]
 fn draw_offers_accepted_when_level_declined_when_winning_and_made_by_us() {
     let server = server(FakeConfig::default());
-    let _bot = bot(
+    let _bot = BotProcess::connected(
         &server,
         &[
             ("draw", "accept_score_cp = 80\noffer_moves = 2\noffer_score_cp = 60\noffer_max_pieces = 4"),
@@ -250,7 +245,7 @@ fn draw_offers_accepted_when_level_declined_when_winning_and_made_by_us() {
 #[test]
 fn resigns_lost_games_and_sees_opponents_resign() {
     let server = server(FakeConfig::default());
-    let _bot = bot(&server, &[("resign", "moves = 2\nscore_cp = -500")]);
+    let _bot = BotProcess::connected(&server, &[("resign", "moves = 2\nscore_cp = -500")]);
     let lost = server.send_challenge(
         ChallengeSpec::standard("ivan", 300, 3)
             .fen("3qk3/8/8/8/8/8/8/4K3 w - - 0 1")
@@ -270,7 +265,7 @@ fn resigns_lost_games_and_sees_opponents_resign() {
 #[test]
 fn aborts_games_the_opponent_never_starts_and_claims_abandoned_ones() {
     let server = server(FakeConfig::default());
-    let _bot = bot(&server, &[("abort", "abort_s = 1")]);
+    let _bot = BotProcess::connected(&server, &[("abort", "abort_s = 1")]);
     // As black: white never moves. As white: the bot moves, black never answers.
     for color in ["white", "black"] {
         let ch = server.send_challenge(
@@ -299,7 +294,7 @@ fn grants_takebacks_up_to_the_limit() {
     // The answers reach the game late, so our next move lands while a proposal still shows: the
     // bot must answer each proposal once, not once per state that shows it.
     let server = server(FakeConfig { takeback_answer_delay: Duration::from_millis(150), ..FakeConfig::default() });
-    let _bot = bot(&server, &[("takeback", "max_per_game = 1")]);
+    let _bot = BotProcess::connected(&server, &[("takeback", "max_per_game = 1")]);
     let ch = server.send_challenge(
         ChallengeSpec::standard("max", 300, 3)
             .color("black")
@@ -320,7 +315,10 @@ fn grants_takebacks_up_to_the_limit() {
 #[test]
 fn concurrency_slots_waiting_and_eight_games_at_once() {
     let server = server(FakeConfig::default());
-    let _bot = bot(&server, &[("challenge", "concurrency = 2\nmax_waiting = 1\nmax_games_per_opponent = 8")]);
+    let _bot = BotProcess::connected(
+        &server,
+        &[("challenge", "concurrency = 2\nmax_waiting = 1\nmax_games_per_opponent = 8")],
+    );
     let slow = || Opponent::random(15).think(Duration::from_millis(30));
     let ids: Vec<String> = (0..4)
         .map(|i| server.send_challenge(ChallengeSpec::standard(&format!("p{i}"), 300, 3).opponent(slow())))
@@ -336,7 +334,7 @@ fn concurrency_slots_waiting_and_eight_games_at_once() {
     drop(_bot);
 
     let server = self::server(FakeConfig::default());
-    let _bot = bot(&server, &[("challenge", "concurrency = 8\nmax_games_per_opponent = 8")]);
+    let _bot = BotProcess::connected(&server, &[("challenge", "concurrency = 8\nmax_games_per_opponent = 8")]);
     let ids: Vec<String> = (0..8)
         .map(|i| {
             server.send_challenge(
@@ -358,7 +356,7 @@ fn concurrency_slots_waiting_and_eight_games_at_once() {
 #[test]
 fn survives_stream_faults_errors_and_rate_limits() {
     let server = server(FakeConfig::default());
-    let _bot = bot(&server, &[]);
+    let _bot = BotProcess::connected(&server, &[]);
     // The event stream closes, then goes silent: the bot reconnects both times.
     server.inject(Fault::CloseEventStream);
     server.wait_until(Duration::from_secs(10), "reconnect after close", |s| {
@@ -400,7 +398,7 @@ fn survives_stream_faults_errors_and_rate_limits() {
 #[test]
 fn graceful_stop_finishes_the_running_game_then_exits() {
     let server = server(FakeConfig::default());
-    let mut bot = bot(&server, &[]);
+    let mut bot = BotProcess::connected(&server, &[]);
     let ch = server.send_challenge(
         ChallengeSpec::standard("pia", 300, 3)
             .color("black")
@@ -553,7 +551,7 @@ pub(super) fn bot_overhead(extra: &[(&str, &str)], challenge: &dyn Fn(u64) -> Ch
         ("draw", "offer = false"),
     ];
     sections.extend_from_slice(extra);
-    let bot = bot(&server, &sections);
+    let bot = BotProcess::connected(&server, &sections);
     let mut total = 0;
     let mut seed = 100;
     while total < 1000 {
@@ -599,7 +597,7 @@ pub(super) fn bot_overhead(extra: &[(&str, &str)], challenge: &dyn Fn(u64) -> Ch
 #[ignore = "benchmark; run on demand"]
 fn bench_32_games_at_one_plus_one() {
     let server = server(FakeConfig::default());
-    let bot = bot(
+    let bot = BotProcess::connected(
         &server,
         &[
             ("engine", "nodes = 0\nhash_mb = 16\nmove_overhead_ms = 100"),
@@ -660,7 +658,7 @@ fn matchmaking_challenges_online_bots_and_backs_off() {
     ]);
     server.set_challenge_answer("grumpy", ChallengeAnswer::Decline("later".into()));
     server.set_challenge_answer("friendly", ChallengeAnswer::Accept(Opponent::random(77)));
-    let _bot = bot(
+    let _bot = BotProcess::connected(
         &server,
         &[
             (
@@ -713,7 +711,7 @@ fn plays_from_the_self_play_opening_cache() {
     }
     let server = server(FakeConfig::default());
     let book = format!("cache = \"{}\"\ncache_min_depth = 10", path.display());
-    let _bot = bot(&server, &[("book", &book)]);
+    let _bot = BotProcess::connected(&server, &[("book", &book)]);
     let ch =
         server.send_challenge(ChallengeSpec::standard("ursula", 300, 3).color("black").opponent(Opponent::random(50)));
     let view = wait_over(&server, &accepted_game(&server, &ch));
@@ -765,7 +763,10 @@ fn plays_its_polyglot_book_moves_first() {
         chess_book.display(),
         chess960_book.display()
     );
-    let bot = bot(&server, &[("book", &settings), ("challenge", "concurrency = 3\nmax_games_per_opponent = 3")]);
+    let bot = BotProcess::connected(
+        &server,
+        &[("book", &settings), ("challenge", "concurrency = 3\nmax_games_per_opponent = 3")],
+    );
     let standard_game = server.send_challenge(
         ChallengeSpec::standard("vera", 300, 3).color("black").opponent(Opponent::random(60).moves(&["e7e5"])),
     );

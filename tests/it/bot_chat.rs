@@ -6,21 +6,13 @@
 use std::time::{Duration, Instant};
 
 use ferz_tests::bot_process::BotProcess;
-use ferz_tests::fake_lichess::{
-    ChallengeSpec, ChallengeState, ChatEntry, FAKE_TOKEN, FakeConfig, FakeLichess, GameView, Opponent,
-};
+use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, ChatEntry, FakeConfig, FakeLichess, GameView, Opponent};
 
 use super::bot::{accepted_game, wait_over};
 
 const BOT: &str = "ferzbot";
 /// The bot keeps its replies to four lines in ten seconds per account (Lichess drops the sixth).
 const ACCOUNT_WINDOW: Duration = Duration::from_secs(10);
-
-fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
 
 /// The bot's own chat lines in game `id`, oldest first (the test's lines in the bot's name,
 /// all commands, left out; no reply starts with `!`).
@@ -100,7 +92,7 @@ fn still_running(server: &FakeLichess, id: &str) -> GameView {
 fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mid_game() {
     let server = FakeLichess::start(FakeConfig::default());
     let interval = Duration::from_secs(1);
-    let bot = start_bot(
+    let bot = BotProcess::connected(
         &server,
         &[
             ("chat", "reply_interval_s = 1\nwait_s = 60"),
@@ -184,7 +176,7 @@ fn every_command_answers_in_both_rooms_and_eval_is_withheld_from_the_opponent_mi
 #[test]
 fn a_flood_of_chat_lines_is_held_to_the_limits_and_the_game_finishes() {
     let server = FakeLichess::start(FakeConfig::default());
-    let bot = start_bot(&server, &[("chat", "reply_interval_s = 2\nmax_replies_per_game = 6")]);
+    let bot = BotProcess::connected(&server, &[("chat", "reply_interval_s = 2\nmax_replies_per_game = 6")]);
     let challenge = server.send_challenge(
         ChallengeSpec::standard("erin", 300, 3)
             .color("white")

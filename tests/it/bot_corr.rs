@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use ferz_tests::bot_process::BotProcess;
-use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, Opponent};
+use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FakeConfig, FakeLichess, Fault, Opponent};
 
 use super::bot::{accepted_game, assert_legal, loop_round, wait_over};
 
@@ -28,9 +28,7 @@ pub(super) fn start_with(server: &FakeLichess, more: &[(&str, &str)]) -> BotProc
         ("draw", "offer = false"),
     ];
     sections.extend_from_slice(more);
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, &sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
+    BotProcess::connected(server, &sections)
 }
 
 /// [`start_with`] a check-in every `checkin_s` seconds, the stream closed after `disconnect_s`

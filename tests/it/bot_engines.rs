@@ -15,13 +15,6 @@ use super::bot::{accepted_game, assert_legal, wait_over};
 /// The scriptable fake engine built from `tests/fake_uci.rs`.
 const FAKE_UCI: &str = env!("CARGO_BIN_EXE_fake-uci");
 
-/// Stockfish, from `FERZ_STOCKFISH` or the Debian package's path.
-fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
-
 /// Plays one challenge to its end and checks that it was legal and not lost on time.
 fn play(server: &FakeLichess, bot: &BotProcess, spec: ChallengeSpec) -> GameView {
     let game = accepted_game(server, &server.send_challenge(spec));
@@ -46,7 +39,7 @@ fn stockfish_plays_a_whole_game_as_the_bots_engine() {
     let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
     let server = FakeLichess::start(FakeConfig::default());
     let engine = format!("kind = \"uci\"\ncommand = \"{}\"\nnodes = 3000", stockfish.display());
-    let bot = start_bot(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
+    let bot = BotProcess::connected(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("alice", 60, 1).color("black").opponent(Opponent::random(21)));
     assert!(view.bot_won(), "Stockfish should beat random moves: {view:?}");
@@ -68,7 +61,7 @@ fn an_external_engine_that_crashes_or_hangs_is_restarted_and_the_game_goes_on() 
         let engine = format!(
             "kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nargs = [\"{mode}\", \"3\"]\nponder = {ponder}\nstall_ms = 300\nhandshake_timeout_s = 5"
         );
-        let bot = start_bot(&server, &[("engine", &engine)]);
+        let bot = BotProcess::connected(&server, &[("engine", &engine)]);
         let view =
             play(&server, &bot, ChallengeSpec::standard("bob", 60, 0).color("black").opponent(Opponent::random(22)));
         assert_eq!(view.status, "draw", "the game reached the server's ply limit: {view:?}");
@@ -94,7 +87,7 @@ fn an_external_engine_that_crashes_or_hangs_is_restarted_and_the_game_goes_on() 
 fn a_rematch_sent_as_the_game_ends_is_accepted_while_the_engine_still_quits() {
     let server = FakeLichess::start(FakeConfig { max_plies: 6, ..FakeConfig::default() });
     let engine = format!("kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nargs = [\"slow-quit\", \"1\", \"5000\"]");
-    let bot = start_bot(&server, &[("engine", &engine)]);
+    let bot = BotProcess::connected(&server, &[("engine", &engine)]);
     let spec = || ChallengeSpec::standard("dora", 60, 0).color("black").opponent(Opponent::random(24));
     let first = accepted_game(&server, &server.send_challenge(spec()));
     wait_over(&server, &first);
@@ -127,7 +120,7 @@ fn an_engine_that_cannot_be_restarted_in_time_is_replaced_by_the_in_process_engi
         dir.path().display()
     );
     let server = FakeLichess::start(FakeConfig { max_plies: 30, ..FakeConfig::default() });
-    let bot = start_bot(&server, &[("engine", &engine), ("challenge", "variants = [\"standard\"]")]);
+    let bot = BotProcess::connected(&server, &[("engine", &engine), ("challenge", "variants = [\"standard\"]")]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("carol", 60, 0).color("black").opponent(Opponent::random(23)));
     // The game ends on the board or at the ply limit, never on our clock.
@@ -145,7 +138,7 @@ fn an_engine_that_cannot_be_restarted_in_time_is_replaced_by_the_in_process_engi
 #[test]
 fn pondering_in_process_hits_and_the_game_goes_on() {
     let server = FakeLichess::start(FakeConfig { max_plies: 60, ..FakeConfig::default() });
-    let bot = start_bot(&server, &[("engine", "ponder = true")]);
+    let bot = BotProcess::connected(&server, &[("engine", "ponder = true")]);
     // The opponent is ferz too (a separate UCI process at the same node count): it often plays
     // the reply the bot expects.
     let ferz = EngineOpponent::new(&ferz_binary(), &[], 1500);
@@ -167,7 +160,7 @@ fn pondering_with_a_uci_engine_uses_ponderhit() {
     // exactly that: every ponder search is a hit, answered after `ponderhit`.
     let server = FakeLichess::start(FakeConfig { max_plies: 30, ..FakeConfig::default() });
     let engine = format!("kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nponder = true");
-    let bot = start_bot(&server, &[("engine", &engine)]);
+    let bot = BotProcess::connected(&server, &[("engine", &engine)]);
     let opponent = EngineOpponent::new(std::path::Path::new(FAKE_UCI), &[], 1);
     play(
         &server,
@@ -230,7 +223,7 @@ fn measure_pondering() {
     for ponder in [true, false] {
         let server = FakeLichess::start(FakeConfig::default());
         let engine = format!("nodes = 0\nponder = {ponder}\nhash_mb = 32");
-        let bot = start_bot(&server, &[("engine", &engine), ("resign", "enabled = false")]);
+        let bot = BotProcess::connected(&server, &[("engine", &engine), ("resign", "enabled = false")]);
         let mut sample = PonderSample::default();
         for i in 0..games {
             let opponent = Opponent::random(100 + i as u64)
@@ -306,7 +299,7 @@ fn an_external_engine_on_the_clock_is_not_stopped_before_the_danger_line() {
     let engine = format!(
         "kind = \"uci\"\ncommand = \"{FAKE_UCI}\"\nargs = [\"slow\", \"2\", \"12000\"]\nponder = false\nstall_ms = 100\nnodes = 0"
     );
-    let bot = start_bot(&server, &[("engine", &engine)]);
+    let bot = BotProcess::connected(&server, &[("engine", &engine)]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("dave", 60, 0).color("black").opponent(Opponent::random(24)));
     assert_eq!(view.status, "draw", "the game reached the server's ply limit: {view:?}");
@@ -321,7 +314,7 @@ fn stockfish_on_its_own_clock_plays_a_bullet_game_without_warnings() {
     let server = FakeLichess::start(FakeConfig { max_plies: 40, ..FakeConfig::default() });
     // `nodes = 0`: on the clock, not the harness's node limit.
     let engine = format!("kind = \"uci\"\ncommand = \"{}\"\nnodes = 0", stockfish.display());
-    let bot = start_bot(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
+    let bot = BotProcess::connected(&server, &[("engine", &engine), ("engine.options", "Hash = 16\nthreads = 1")]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("erin", 60, 1).color("black").opponent(Opponent::random(25)));
     assert!(view.bot_won() || view.status == "draw", "{view:?}");

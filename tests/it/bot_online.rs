@@ -14,12 +14,6 @@ use ferz_tests::fake_lichess::{
 
 use super::bot::{accepted_game, assert_legal};
 
-fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
-
 /// The settings table of one source, pointed at the fake server, asked at any clock.
 fn source(server: &FakeLichess, table: &str, extra: &str) -> (String, String) {
     let url = server.url();
@@ -78,7 +72,7 @@ fn each_source_gives_the_moves_it_knows_in_order_then_the_engine() {
         source(&server, "online.cloud_eval", ""),
         source(&server, "online.explorer", "masters = true\nlichess = true\nselection = \"best\"\nmin_games = 1"),
     ];
-    let bot = start_bot(&server, &sections(&list));
+    let bot = BotProcess::connected(&server, &sections(&list));
     let game = game_as_white(&server, Opponent::random(11).moves(&["e7e5", "b8c6", "a7a6"]), 9);
     let view = server.game(&game).unwrap();
     assert_legal(&view);
@@ -120,7 +114,7 @@ fn a_slow_source_times_out_and_the_engine_moves_in_time() {
     // Whatever the position, the first answer takes 8 s; the bot waits 300 ms.
     server.queue_online(OnlineService::CloudEval, OnlineAnswer::cloud(50, &[("h2h4", 0)]).slow(Duration::from_secs(8)));
     let list = [source(&server, "online.cloud_eval", "timeout_ms = 300")];
-    let bot = start_bot(&server, &sections(&list));
+    let bot = BotProcess::connected(&server, &sections(&list));
     let game = game_as_white(&server, Opponent::random(12), 3);
     let view = server.game(&game).unwrap();
     let log = bot.log();
@@ -136,7 +130,7 @@ fn a_429_pauses_that_source_only_and_the_game_goes_on() {
     let server = FakeLichess::start(FakeConfig::default());
     server.queue_online(OnlineService::Masters, OnlineAnswer::RateLimited(Some(120)));
     let list = [source(&server, "online.explorer", "masters = true"), source(&server, "online.cloud_eval", "")];
-    let bot = start_bot(&server, &sections(&list));
+    let bot = BotProcess::connected(&server, &sections(&list));
     let game = game_as_white(&server, Opponent::random(13), 9);
     let view = server.game(&game).unwrap();
     assert_legal(&view);
@@ -156,7 +150,7 @@ fn malformed_and_illegal_answers_fall_through_to_the_next_source() {
     // chessdb's first answer is garbled, its second illegal; the cloud knows the start only.
     server.script_online(OnlineService::CloudEval, &fen_after(&[]), OnlineAnswer::cloud(40, &[("d2d4 d7d5", 20)]));
     let list = [source(&server, "online.chessdb", ""), source(&server, "online.cloud_eval", "")];
-    let bot = start_bot(&server, &sections(&list));
+    let bot = BotProcess::connected(&server, &sections(&list));
     let game = game_as_white(&server, Opponent::random(14).moves(&["d7d5"]), 3);
     let view = server.game(&game).unwrap();
     assert_legal(&view);
@@ -175,7 +169,7 @@ fn sources_are_asked_only_for_the_variants_they_know() {
     let server = FakeLichess::start(FakeConfig::default());
     let list =
         [source(&server, "online.chessdb", ""), source(&server, "online.explorer", "masters = true\nlichess = true")];
-    let bot = start_bot(&server, &sections(&list));
+    let bot = BotProcess::connected(&server, &sections(&list));
     let challenge = server.send_challenge(
         ChallengeSpec::standard("alice", 300, 3).variant("chess960").color("black").opponent(Opponent::random(15)),
     );
@@ -201,7 +195,7 @@ fn a_game_stops_asking_once_the_sources_knew_no_move_often_enough() {
     }
     let list =
         [("online".to_owned(), "max_out_of_book_moves = 3".to_owned()), source(&server, "online.cloud_eval", "")];
-    let bot = start_bot(&server, &sections(&list));
+    let bot = BotProcess::connected(&server, &sections(&list));
     let game = game_as_white(&server, Opponent::random(16), 16);
     let view = server.game(&game).unwrap();
     assert_legal(&view);

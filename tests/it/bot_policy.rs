@@ -9,19 +9,11 @@
 use std::time::Duration;
 
 use ferz_tests::bot_process::BotProcess;
-use ferz_tests::fake_lichess::{
-    ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, OnlineBot, Opponent,
-};
+use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FakeConfig, FakeLichess, Fault, OnlineBot, Opponent};
 
 use super::bot::{CHECK_IN_EVERY_SECOND, accepted_game, loop_round};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(WAIT, "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
 
 /// A human rated 2000 (the fake's rating for the bot) who plays white and never moves, so that
 /// an accepted game holds its slot (the harness's abort timer is off in these tests).
@@ -50,7 +42,7 @@ fn a_challenge_burst_meets_each_rule_with_its_decline_reason() {
         "concurrency = 2\nreserved_for_humans = 1\nmax_waiting = 0\nrating_difference = 300\ncorrespondence = true\n\
          min_days = 2\nmax_days = 7\nbullet_requires_increment = true\nonline_block_list = [\"{list}\"]"
     );
-    let bot = bot(&server, &[("challenge", &challenge), NO_ABORT]);
+    let bot = BotProcess::connected(&server, &[("challenge", &challenge), NO_ABORT]);
     // Every rule of the challenge alone, each failing one rule only.
     let burst = [
         (human("troll"), "generic"),
@@ -75,7 +67,7 @@ fn a_challenge_burst_meets_each_rule_with_its_decline_reason() {
 #[test]
 fn games_against_bots_are_limited_over_the_window() {
     let server = FakeLichess::start(FakeConfig::default());
-    let _bot = bot(
+    let _bot = BotProcess::connected(
         &server,
         &[
             ("challenge", "concurrency = 3\nmax_waiting = 0\nrecent_bot_limit = 1\nrecent_bot_window_s = 3600"),
@@ -91,7 +83,8 @@ fn games_against_bots_are_limited_over_the_window() {
 #[test]
 fn our_rating_is_read_again_and_moves_the_window() {
     let server = FakeLichess::start(FakeConfig::default());
-    let _bot = bot(&server, &[("challenge", "rating_difference = 300\nrating_refresh_s = 2"), NO_ABORT]);
+    let _bot =
+        BotProcess::connected(&server, &[("challenge", "rating_difference = 300\nrating_refresh_s = 2"), NO_ABORT]);
     // 2400 is 400 above our 2000.
     declined_with(&server, &server.send_challenge(human("climber").rating(2400)), "generic");
     // We climb to 2300; once the bot has read its account again, 2400 is within 300.
@@ -106,7 +99,7 @@ fn the_online_block_list_is_read_again_and_kept_when_unreachable() {
     let server = FakeLichess::start(FakeConfig::default());
     let list = server.set_text_file("list.txt", "troll\n");
     let challenge = format!("concurrency = 4\nonline_block_list = [\"{list}\"]\nonline_block_list_refresh_s = 2");
-    let bot = bot(&server, &[("challenge", &challenge), NO_ABORT]);
+    let bot = BotProcess::connected(&server, &[("challenge", &challenge), NO_ABORT]);
     let list_reads = |s: &FakeLichess, status: u16| {
         s.requests().iter().filter(|r| r.path == "/files/list.txt" && r.status == status).count()
     };
@@ -130,7 +123,7 @@ fn the_outgoing_matchmaking_challenge_holds_its_slot() {
     let server = FakeLichess::start(FakeConfig::default());
     // A bot that never answers our challenge: it waits out its timeout.
     server.set_online_bots(vec![OnlineBot::new("Silent").perf("blitz", 2000, 100)]);
-    let _bot = bot(
+    let _bot = BotProcess::connected(
         &server,
         &[
             (
@@ -168,7 +161,7 @@ fn matchmaking_takes_its_sets_in_turn_with_their_mode_and_days() {
     for name in ["nay", "never"] {
         server.set_challenge_answer(name, ChallengeAnswer::Decline("later".into()));
     }
-    let _bot = bot(
+    let _bot = BotProcess::connected(
         &server,
         &[(
             "matchmaking",

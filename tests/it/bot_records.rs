@@ -12,12 +12,6 @@ use ferz_tests::fake_lichess::{ChallengeSpec, FAKE_TOKEN, FakeConfig, FakeLiches
 
 use super::bot::{accepted_game, wait_over};
 
-fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
-
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
@@ -29,7 +23,7 @@ const TORN: &str = "[Event \"Casual blitz game\"]\n[Site \"http://127.0.0.1/torn
 #[test]
 fn one_file_for_all_games_appends_aborted_games_and_repairs_a_torn_tail() {
     let server = FakeLichess::start(FakeConfig::default());
-    let bot = start_bot(
+    let bot = BotProcess::connected(
         &server,
         &[
             ("pgn", "grouping = \"all\"\naborted = true\npv = true"),
@@ -74,7 +68,7 @@ fn one_file_for_all_games_appends_aborted_games_and_repairs_a_torn_tail() {
 #[test]
 fn one_file_per_opponent_and_no_aborted_games_by_default() {
     let server = FakeLichess::start(FakeConfig::default());
-    let bot = start_bot(&server, &[("pgn", "grouping = \"opponent\""), ("abort", "abort_s = 1")]);
+    let bot = BotProcess::connected(&server, &[("pgn", "grouping = \"opponent\""), ("abort", "abort_s = 1")]);
     for (who, seed) in [("alice", 81), ("bob", 82), ("alice", 83)] {
         let id = server.send_challenge(ChallengeSpec::standard(who, 300, 3).opponent(Opponent::random(seed)));
         wait_over(&server, &accepted_game(&server, &id));

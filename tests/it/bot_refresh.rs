@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use ferz_tests::bot_process::BotProcess;
-use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FAKE_TOKEN, FakeConfig, FakeLichess, Fault, Opponent};
+use ferz_tests::fake_lichess::{ChallengeSpec, ChallengeState, FakeConfig, FakeLichess, Fault, Opponent};
 
 use super::bot::{CHECK_IN_EVERY_SECOND, loop_round};
 
@@ -25,9 +25,8 @@ fn a_held_rating_and_block_list_read_holds_up_no_challenge() {
     let challenge = format!(
         "rating_difference = 500\nrating_refresh_s = 2\nonline_block_list = [\"{list}\"]\nonline_block_list_refresh_s = 2"
     );
-    let _bot = BotProcess::start(
-        &server.url(),
-        FAKE_TOKEN,
+    let _bot = BotProcess::connected(
+        &server,
         &[
             ("lichess", "request_timeout_s = 900"),
             ("challenge", &challenge),
@@ -35,7 +34,6 @@ fn a_held_rating_and_block_list_read_holds_up_no_challenge() {
             CHECK_IN_EVERY_SECOND,
         ],
     );
-    server.wait_until(WAIT, "the bot opens its event stream", |s| s.event_stream_open());
     for path in ["/api/account", "/files/list.txt"] {
         server.inject(Fault::Delay { path: path.into(), times: 1, delay: HELD });
     }

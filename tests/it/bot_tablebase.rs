@@ -37,12 +37,6 @@ fn tables() -> Tablebases {
     Tablebases::open(&[tables_dir()]).expect("open the test tables")
 }
 
-fn start_bot(server: &FakeLichess, sections: &[(&str, &str)]) -> BotProcess {
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
-}
-
 /// Plays one challenge to its end, and waits for the bot to finish the game's task (its slot
 /// is free only then: a challenge sent earlier would be declined `later`).
 fn play(server: &FakeLichess, bot: &BotProcess, spec: ChallengeSpec) -> GameView {
@@ -104,7 +98,7 @@ fn syzygy_section() -> String {
 fn local_tables_convert_a_won_ending_with_dtz_optimal_moves() {
     let server = FakeLichess::start(FakeConfig::default());
     let tablebase = syzygy_section();
-    let bot = start_bot(&server, &[("tablebase", &tablebase)]);
+    let bot = BotProcess::connected(&server, &[("tablebase", &tablebase)]);
     let view = play(
         &server,
         &bot,
@@ -124,7 +118,7 @@ fn a_lost_tablebase_position_is_resigned_only_with_the_setting() {
     let tablebase = syzygy_section();
     let server = FakeLichess::start(FakeConfig { max_plies: 10, ..FakeConfig::default() });
     // The score rule cannot fire here: it would need 20 bad moves.
-    let bot = start_bot(&server, &[("tablebase", &tablebase), ("resign", "moves = 20\ntablebase = true")]);
+    let bot = BotProcess::connected(&server, &[("tablebase", &tablebase), ("resign", "moves = 20\ntablebase = true")]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("bob", 120, 1).fen(KVKQ).color("white").opponent(opponent()));
     let log = bot.log();
@@ -137,7 +131,7 @@ fn a_lost_tablebase_position_is_resigned_only_with_the_setting() {
     assert!(log.contains("the tablebase says the game is lost"), "{log}");
     drop(bot);
     let server = FakeLichess::start(FakeConfig { max_plies: 10, ..FakeConfig::default() });
-    let bot = start_bot(&server, &[("tablebase", &tablebase), ("resign", "moves = 20\ntablebase = false")]);
+    let bot = BotProcess::connected(&server, &[("tablebase", &tablebase), ("resign", "moves = 20\ntablebase = false")]);
     let view =
         play(&server, &bot, ChallengeSpec::standard("bob", 120, 1).fen(KVKQ).color("white").opponent(opponent()));
     assert_ne!(view.status, "resign", "tablebase = false: the bot plays on\n{}", bot.log());
@@ -148,7 +142,7 @@ fn a_drawn_tablebase_position_is_offered_and_an_offer_accepted() {
     assert_eq!(tables().probe_wdl(&Position::from_fen(KRVKR, Variant::Chess).unwrap()).unwrap(), Wdl::Draw);
     let server = FakeLichess::start(FakeConfig::default());
     let tablebase = syzygy_section();
-    let bot = start_bot(&server, &[("tablebase", &tablebase)]);
+    let bot = BotProcess::connected(&server, &[("tablebase", &tablebase)]);
     // The bot offers from its second move on (the server ignores offers before ply 2): the
     // score rule would need ten level moves first.
     let accepting = Opponent::random(7).moves(&["a8a7", "a7a8"]).accepts_draws(true);
@@ -187,7 +181,7 @@ fn the_online_tablebase_gives_the_move_where_local_tables_do_not_reach() {
     server.script_tablebase(FIVE, TablebaseReply::Json(five_answer()));
     let online = format!("online = true\nonline_url = \"{}\"", server.tablebase_url());
     // Without pondering every move of ours is looked up (a ponder hit goes straight on).
-    let bot = start_bot(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
+    let bot = BotProcess::connected(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
     let view = play(
         &server,
         &bot,
@@ -213,7 +207,7 @@ fn online_tablebase_failures_cost_a_log_line_and_never_the_move() {
     let server = FakeLichess::start(FakeConfig { max_plies: 6, ..FakeConfig::default() });
     let online = format!("online = true\nonline_url = \"{}\"\nonline_timeout_ms = 300", server.tablebase_url());
     // Without pondering every move of ours is looked up (a ponder hit goes straight on).
-    let bot = start_bot(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
+    let bot = BotProcess::connected(&server, &[("tablebase", &online), ("engine", "ponder = false")]);
     let cases = [
         (
             TablebaseReply::Slow(Duration::from_secs(3), Box::new(TablebaseReply::Json(five_answer()))),
@@ -259,7 +253,7 @@ fn stockfish_gets_the_syzygy_path_and_keeps_the_win() {
     );
     let server = FakeLichess::start(FakeConfig::default());
     let tablebase = syzygy_section();
-    let bot = start_bot(
+    let bot = BotProcess::connected(
         &server,
         &[("engine", &engine), ("engine.options", "Hash = 16\nThreads = 1"), ("tablebase", &tablebase)],
     );

@@ -40,9 +40,7 @@ const PROMOTION_BARES: &str = "n6k/1P6/8/8/8/8/8/6K1 w - - 0 1";
 fn pychess_bot(server: &FakeLichess, extra: &[(&str, &str)]) -> BotProcess {
     let mut sections = vec![("lichess", "platform = \"pychess\"")];
     sections.extend_from_slice(extra);
-    let bot = BotProcess::start(&server.url(), FAKE_TOKEN, &sections);
-    server.wait_until(Duration::from_secs(20), "the bot opens its event stream", |s| s.event_stream_open());
-    bot
+    BotProcess::connected(server, &sections)
 }
 
 /// The bot's PGN of a game (the file whose `GameId` tag names it), once written.

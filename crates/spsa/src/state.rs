@@ -1,8 +1,8 @@
 //! The run on disk: `state.json` (everything a resumed run needs), and what is derived from
 //! it after every iteration: `trajectory.csv`, `trajectory.svg` and `result.params`. Every file
-//! is written to a temporary name and renamed over the old one, so a run killed at any moment
-//! leaves either the old or the new file, never half of one. Only the state is flushed to disk
-//! before its rename (a power cut must not leave it empty); the others are derived from it.
+//! is written whole through `ferz-files` (a synced temporary file renamed over the old one), so
+//! a run killed at any moment, or a power cut, leaves either the old or the new file, never half
+//! of one.
 
 use std::fmt::Write as _;
 use std::path::Path;

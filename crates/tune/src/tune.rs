@@ -587,7 +587,8 @@ fn write_source(config: &TuneConfig, best: &([f64; 4], Vec<i32>), summary: &Summ
         ),
         "How the data was made and how to redo this: docs/tuning.md.".to_string(),
     ];
-    std::fs::write(out, weights.to_rust(&header)).with_context(|| format!("writing {}", out.display()))?;
+    ferz_files::write_atomic(out, weights.to_rust(&header).as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }

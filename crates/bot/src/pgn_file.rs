@@ -77,7 +77,7 @@ pub(crate) fn append(path: &Path, text: &str) -> io::Result<Option<Repair>> {
     file.write_all(format!("{separator}{text}").as_bytes())?;
     file.sync_all()?;
     if len == 0 {
-        sync_dir(dir);
+        ferz_files::sync_parent(path);
     }
     Ok(repair)
 }
@@ -128,14 +128,6 @@ pub fn check_dir(dir: &Path) -> std::io::Result<()> {
     let probe = dir.join(format!(".ferz-write-check-{}", std::process::id()));
     File::create(&probe)?;
     std::fs::remove_file(&probe)
-}
-
-/// Makes a new directory entry (a rename, a created file) durable; best effort, as not every
-/// platform can open a directory.
-fn sync_dir(dir: &Path) {
-    if let Ok(dir) = File::open(dir) {
-        let _ = dir.sync_all();
-    }
 }
 
 #[cfg(test)]

@@ -97,9 +97,10 @@ fn write_synced(tmp: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>)
     out.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()
 }
 
-/// Syncs the directory that holds `path`, so that the rename itself survives a power cut. Best
-/// effort: some file systems cannot open a directory for syncing, and the file is whole anyway.
-fn sync_parent(path: &Path) {
+/// Syncs the directory that holds `path`, so that a new entry in it (a rename, a file created
+/// there) survives a power cut. Best effort: some file systems cannot open a directory for
+/// syncing, and the file's own bytes are on disk anyway.
+pub fn sync_parent(path: &Path) {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if let Ok(dir) = File::open(dir) {
         let _ = dir.sync_all();

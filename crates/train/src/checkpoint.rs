@@ -126,7 +126,7 @@ impl Checkpoint {
 }
 
 /// Writes `bytes` as the whole of `path` ([`ferz_files::write_atomic`]), naming `path` in the error.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
     ferz_files::write_atomic(path, bytes).map_err(|source| TrainError::Io { path: path.to_path_buf(), source })
 }
 

@@ -9,12 +9,22 @@
 //! threads writing one file at once (the tasks of a scheduler's job array) never write into
 //! each other's temporary file.
 //!
+//! A writer killed between creating its temporary file and the rename leaves that file behind;
+//! the next successful write of the same target removes such leftovers once they are
+//! [`STALE_AFTER`] old, so a loop or a bot killed many times does not fill its directory.
+//!
 //! It knows nothing of what the files hold: each caller names the file in its own error.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// How long a temporary file goes unmodified before it is taken for a killed writer's leftover.
+/// Every write here takes seconds and touches its file as it goes; an hour leaves a wide margin
+/// for slow disks and for clocks of other machines writing to a shared directory.
+pub const STALE_AFTER: Duration = Duration::from_secs(3600);
 
 /// Writes `bytes` as the whole of `path`, through a synced temporary file renamed over it.
 ///
@@ -49,6 +59,7 @@ pub fn write_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<(
     match written {
         Ok(()) => {
             sync_parent(path);
+            remove_stale_temporaries(path);
             Ok(())
         }
         Err(error) => {
@@ -72,14 +83,16 @@ pub fn write_if_absent(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     // A hard link, unlike a rename, fails when the name exists: whole file or none, first wins.
     let linked = std::fs::hard_link(&tmp, path);
     std::fs::remove_file(&tmp)?;
-    match linked {
+    let wrote = match linked {
         Ok(()) => {
             sync_parent(path);
-            Ok(true)
+            true
         }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e),
-    }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+        Err(e) => return Err(e),
+    };
+    remove_stale_temporaries(path);
+    Ok(wrote)
 }
 
 /// A name beside `path` that no other writer uses: `<name>.<process>-<call>.tmp`.
@@ -89,6 +102,35 @@ fn temporary_beside(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(format!(".{}-{call}.tmp", std::process::id()));
     path.with_file_name(name)
+}
+
+/// Whether `file_name` is one of [`temporary_beside`]'s names for the target named `target`.
+fn is_temporary_of(file_name: &std::ffi::OsStr, target: &std::ffi::OsStr) -> bool {
+    let (Some(name), Some(target)) = (file_name.to_str(), target.to_str()) else { return false };
+    let Some(writer) = name.strip_prefix(target).and_then(|rest| rest.strip_prefix('.')) else { return false };
+    let Some((process, call)) = writer.strip_suffix(".tmp").and_then(|w| w.split_once('-')) else { return false };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(process) && digits(call)
+}
+
+/// Removes the temporary files of `path`'s target that no writer has touched for
+/// [`STALE_AFTER`]: leftovers of writers killed before their rename. Best effort: a file that
+/// cannot be listed, dated or removed is left for the next write.
+fn remove_stale_temporaries(path: &Path) {
+    let (Some(target), dir) = (path.file_name(), path.parent().filter(|p| !p.as_os_str().is_empty())) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir.unwrap_or(Path::new("."))) else { return };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        if !is_temporary_of(&entry.file_name(), target) {
+            continue;
+        }
+        let modified = entry.metadata().and_then(|m| m.modified());
+        if modified.is_ok_and(|m| now.duration_since(m).is_ok_and(|age| age >= STALE_AFTER)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn write_synced(tmp: &Path, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
@@ -155,6 +197,45 @@ mod tests {
         assert!(copy_atomic(&dir.path().join("missing"), &to).is_err());
         assert_eq!(std::fs::read(&to).unwrap(), bytes, "a failed copy leaves the old file");
         assert_eq!(names(&dir.path().join("best")), ["gen-0001.nnue"]);
+    }
+
+    /// Creates `name` in `dir`, last modified `age` ago.
+    fn file_aged(dir: &Path, name: &str, age: Duration) {
+        let file = File::create(dir.join(name)).unwrap();
+        file.set_modified(SystemTime::now() - age).unwrap();
+    }
+
+    #[test]
+    fn a_write_removes_its_targets_stale_temporary_files_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let old = STALE_AFTER + Duration::from_secs(60);
+        file_aged(dir.path(), "state.json.4242-0.tmp", old);
+        file_aged(dir.path(), "state.json.4243-17.tmp", old);
+        // A live writer's file, another target's leftover, and names that only look alike.
+        file_aged(dir.path(), "state.json.4244-3.tmp", Duration::from_secs(5));
+        file_aged(dir.path(), "ledger.json.4242-0.tmp", old);
+        file_aged(dir.path(), "state.json.tmp", old);
+        file_aged(dir.path(), "state.json.x-1.tmp", old);
+        file_aged(dir.path(), "state.json.bak", old);
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(
+            names(dir.path()),
+            [
+                "ledger.json.4242-0.tmp",
+                "state.json",
+                "state.json.4244-3.tmp",
+                "state.json.bak",
+                "state.json.tmp",
+                "state.json.x-1.tmp"
+            ]
+        );
+        file_aged(dir.path(), "state.json.4245-0.tmp", old);
+        assert!(!write_if_absent(&path, b"other").unwrap());
+        assert!(
+            !names(dir.path()).contains(&"state.json.4245-0.tmp".to_owned()),
+            "also after a write that found the file"
+        );
     }
 
     #[test]

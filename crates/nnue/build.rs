@@ -31,9 +31,13 @@ fn check(bytes: &[u8], variant: u8) -> Result<(), String> {
         return Err(format!("variant code {} in the header, expected {variant}", bytes[12]));
     }
     let hidden = usize::from(u16::from_le_bytes([bytes[14], bytes[15]]));
-    let size = 32 + 2 * 768 * hidden + 6 * hidden + 8;
+    let buckets = usize::from(bytes[22]) + 1;
+    let size = 32 + 2 * 768 * hidden + 2 * hidden + buckets * (4 * hidden + 4) + 4;
     if bytes.len() != size {
-        return Err(format!("{} bytes, expected {size} for hidden size {hidden}", bytes.len()));
+        return Err(format!(
+            "{} bytes, expected {size} for hidden size {hidden} and {buckets} output buckets",
+            bytes.len()
+        ));
     }
     let (content, crc) = bytes.split_at(size - 4);
     if crc32fast::hash(content).to_le_bytes() != crc {

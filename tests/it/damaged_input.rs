@@ -428,7 +428,7 @@ proptest! {
             for position in probe_positions() {
                 let mut acc = ferz_nnue::Accumulator::new(&net);
                 acc.refresh(&net, &position);
-                let _ = ferz_nnue::evaluate(&net, &acc, position.turn());
+                let _ = ferz_nnue::evaluate(&net, &acc, &position);
             }
         }
     }

@@ -6,7 +6,7 @@ use ferz_tests::{TempDir, UciProcess, run_ferz};
 
 /// Writes a random net (hidden size 32) for `variant` into `dir`.
 fn write_net(dir: &TempDir, name: &str, variant: NetVariant) -> String {
-    let net = FloatNetwork::random(Activation::SCReLU, 32, 5).quantise(variant).unwrap();
+    let net = FloatNetwork::random(Activation::SCReLU, 32, 1, 5).quantise(variant).unwrap();
     let path = dir.path().join(name);
     format::save(&net, &path).unwrap();
     path.display().to_string()

@@ -33,6 +33,9 @@ pub struct TrainArgs {
     /// Hidden neurons per perspective (overrides `net.hidden`).
     #[arg(long)]
     hidden: Option<usize>,
+    /// Output layers, one per bucket of piece counts, 1 to 8 (overrides `net.output_buckets`).
+    #[arg(long)]
+    output_buckets: Option<usize>,
     /// Gradient threads, 0 = one per CPU (overrides `train.threads`).
     #[arg(long)]
     threads: Option<usize>,
@@ -46,7 +49,8 @@ pub struct TrainArgs {
     #[arg(long)]
     batch_size: Option<usize>,
     /// Start from this net's weights instead of random ones: fine-tune it, widened first when
-    /// `--hidden` is larger (overrides `net.init`).
+    /// `--hidden` is larger and its output layer copied into each bucket when
+    /// `--output-buckets` asks for several (overrides `net.init`).
     #[arg(long, value_name = "NET")]
     init: Option<PathBuf>,
     /// Continue the run in the output directory from its checkpoint.
@@ -70,6 +74,9 @@ fn settings_of(args: &TrainArgs) -> anyhow::Result<(TrainConfig, String)> {
     }
     if let Some(hidden) = args.hidden {
         config.net.hidden = hidden;
+    }
+    if let Some(buckets) = args.output_buckets {
+        config.net.output_buckets = buckets;
     }
     if let Some(init) = &args.init {
         config.net.init.clone_from(init);
@@ -108,9 +115,13 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
         .context("installing the Ctrl-C / SIGTERM handler")?;
     }
     eprintln!(
-        "ferz train: {:?} net 768->{}x2->1 {:?}, {} epochs of batches of {}, lambda {}, {} threads, settings from {origin}",
+        "ferz train: {:?} net 768->{}x2->1{} {:?}, {} epochs of batches of {}, lambda {}, {} threads, settings from {origin}",
         config.data.variant,
         config.net.hidden,
+        match config.net.output_buckets {
+            1 => String::new(),
+            buckets => format!(" ({buckets} output buckets)"),
+        },
         config.net.activation,
         config.train.epochs,
         config.train.batch_size,

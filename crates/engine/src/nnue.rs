@@ -117,10 +117,14 @@ impl Nets {
         match (&self.nets[slot(variant)], &self.sources[slot(variant)]) {
             (None, _) => format!("the hand-tuned evaluation (no {variant} net)"),
             (Some(net), source) => format!(
-                "{variant} net {} ({:?}, hidden {})",
+                "{variant} net {} ({:?}, hidden {}{})",
                 source.as_deref().unwrap_or("<embedded>"),
                 net.activation(),
-                net.hidden()
+                net.hidden(),
+                match net.output_buckets() {
+                    1 => String::new(),
+                    buckets => format!(", {buckets} output buckets"),
+                }
             ),
         }
     }
@@ -221,7 +225,7 @@ impl NnueStack {
         }
         self.bring_up_to_date(ply);
         let net = self.net.as_ref()?;
-        let score = ferz_nnue::evaluate(net, &self.accumulators[ply], pos.turn());
+        let score = ferz_nnue::evaluate(net, &self.accumulators[ply], pos);
         Some(score.clamp(-EVAL_LIMIT, EVAL_LIMIT))
     }
 }

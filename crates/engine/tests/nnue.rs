@@ -9,14 +9,15 @@ use ferz_engine::nnue::{NetVariant, NnueStack};
 use ferz_engine::{Engine, EngineOptions, Nets, SearchLimits, Signals};
 use ferz_nnue::{Accumulator, Activation, FloatNetwork, Network};
 
+/// A random net of eight output buckets, so that every score also checks the bucket choice.
 fn random_net(variant: NetVariant, hidden: usize) -> Arc<Network> {
-    Arc::new(FloatNetwork::random(Activation::SCReLU, hidden, 3).quantise(variant).unwrap())
+    Arc::new(FloatNetwork::random(Activation::SCReLU, hidden, 8, 3).quantise(variant).unwrap())
 }
 
 fn fresh_eval(net: &Network, pos: &Position) -> i32 {
     let mut acc = Accumulator::new(net);
     acc.refresh(net, pos);
-    ferz_nnue::evaluate(net, &acc, pos.turn()).clamp(-ferz_engine::eval::EVAL_LIMIT, ferz_engine::eval::EVAL_LIMIT)
+    ferz_nnue::evaluate(net, &acc, pos).clamp(-ferz_engine::eval::EVAL_LIMIT, ferz_engine::eval::EVAL_LIMIT)
 }
 
 /// Walks random lines down and back up the stack the way the search does (push at ply, evaluate

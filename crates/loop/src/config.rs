@@ -170,6 +170,10 @@ pub struct TrainSettings {
     pub extra_inputs: Vec<PathBuf>,
     /// Hidden neurons per perspective.
     pub hidden: usize,
+    /// Output layers, one per bucket of piece counts. Left out of the recipe when 1, so that
+    /// the recipes of earlier generations read as they were written.
+    #[serde(skip_serializing_if = "ferz_train::config::is_one_bucket")]
+    pub output_buckets: usize,
     /// Epochs.
     pub epochs: u32,
     /// Weight of the game result in the target.
@@ -187,6 +191,7 @@ impl Default for TrainSettings {
             window: 0,
             extra_inputs: Vec::new(),
             hidden: 256,
+            output_buckets: 1,
             epochs: 20,
             lambda: 0.1,
             lr: 0.002,
@@ -258,6 +263,7 @@ impl LoopConfig {
         at_least("selfplay.hash_mb", s.hash_mb, 1, "use at least 1 MiB")?;
         ferz_selfplay::config::check_search_params("selfplay.params", &s.params)?;
         in_range("train.hidden", t.hidden, 1..=4096, "use 1 to 4096 (the net file's limit)")?;
+        in_range("train.output_buckets", t.output_buckets, 1..=8, "use 1 to 8 (the net file's limit)")?;
         at_least("train.epochs", t.epochs, 1, "train at least one epoch")?;
         in_range("train.lambda", t.lambda, 0.0..=1.0, "use a weight from 0 to 1")?;
         check(t.lr > 0.0 && t.lr.is_finite(), "train.lr", t.lr, "use a positive learning rate")?;

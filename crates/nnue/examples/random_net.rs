@@ -1,7 +1,7 @@
 //! Writes a net with seeded random parameters, for measuring and testing the inference machinery
 //! (its play is meaningless).
 //!
-//! `cargo run --release -p ferz-nnue --example random_net -- <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu]`
+//! `cargo run --release -p ferz-nnue --example random_net -- <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu] [output buckets]`
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
-            eprintln!("usage: random_net <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu]");
+            eprintln!("usage: random_net <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu] [output buckets]");
             ExitCode::from(2)
         }
     }
@@ -37,8 +37,12 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("crelu") => Activation::CReLU,
         Some(other) => return Err(format!("unknown activation {other:?}")),
     };
-    let net = FloatNetwork::random(activation, hidden, seed).quantise(variant).map_err(|e| e.to_string())?;
+    let buckets: usize = match rest.get(2) {
+        Some(s) => s.parse().map_err(|_| format!("output buckets {s:?} is not a number"))?,
+        None => 1,
+    };
+    let net = FloatNetwork::random(activation, hidden, buckets, seed).quantise(variant).map_err(|e| e.to_string())?;
     format::save(&net, Path::new(out)).map_err(|e| format!("cannot write {out}: {e}"))?;
-    println!("wrote {out}: {variant} net, {activation:?}, hidden {hidden}, seed {seed}");
+    println!("wrote {out}: {variant} net, {activation:?}, hidden {hidden}, {buckets} output buckets, seed {seed}");
     Ok(())
 }

@@ -4,7 +4,7 @@
 use ferz_chess::{Position, SplitMix64};
 
 use crate::features;
-use crate::{Activation, INPUTS, NetVariant, Network, NetworkError, QA, QB, SCALE};
+use crate::{Activation, INPUTS, NetVariant, Network, NetworkError, QA, QB, SCALE, output_bucket};
 
 /// A network with f32 parameters, in the file format's layout.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,10 +17,11 @@ pub struct FloatNetwork {
     pub feature_weights: Vec<f32>,
     /// `N` values.
     pub feature_bias: Vec<f32>,
-    /// `2 × N`: the side to move's accumulator first, then the other side's.
+    /// `2 × N` per output bucket, bucket after bucket: the side to move's accumulator first,
+    /// then the other side's.
     pub output_weights: Vec<f32>,
-    /// The output bias.
-    pub output_bias: f32,
+    /// The output bias of each output bucket: its length is the number of buckets.
+    pub output_bias: Vec<f32>,
 }
 
 /// A uniform value in `[-range, range)`.
@@ -31,17 +32,23 @@ fn uniform(rng: &mut SplitMix64, range: f32) -> f32 {
 }
 
 impl FloatNetwork {
-    /// A network with seeded random parameters in the ranges a trained net has (feature weights
-    /// ±0.25, biases ±0.5, output weights ±0.5): for tests and benchmarks of the machinery, not
-    /// for play.
+    /// A network of `buckets` output buckets with seeded random parameters in the ranges a
+    /// trained net has (feature weights ±0.25, biases ±0.5, output weights ±0.5): for tests and
+    /// benchmarks of the machinery, not for play.
     #[must_use]
-    pub fn random(activation: Activation, hidden: usize, seed: u64) -> FloatNetwork {
+    pub fn random(activation: Activation, hidden: usize, buckets: usize, seed: u64) -> FloatNetwork {
         let mut rng = SplitMix64::new(seed);
         let feature_weights = (0..INPUTS * hidden).map(|_| uniform(&mut rng, 0.25)).collect();
         let feature_bias = (0..hidden).map(|_| uniform(&mut rng, 0.5)).collect();
-        let output_weights = (0..2 * hidden).map(|_| uniform(&mut rng, 0.5)).collect();
-        let output_bias = uniform(&mut rng, 0.5);
+        let output_weights = (0..2 * hidden * buckets).map(|_| uniform(&mut rng, 0.5)).collect();
+        let output_bias = (0..buckets).map(|_| uniform(&mut rng, 0.5)).collect();
         FloatNetwork { activation, hidden, feature_weights, feature_bias, output_weights, output_bias }
+    }
+
+    /// The number of output buckets.
+    #[must_use]
+    pub fn output_buckets(&self) -> usize {
+        self.output_bias.len()
     }
 
     /// The float network a quantised one stands for: every parameter divided by its scale.
@@ -55,16 +62,17 @@ impl FloatNetwork {
             feature_weights: scaled(net.feature_weights(), QA),
             feature_bias: scaled(net.feature_bias(), QA),
             output_weights: scaled(net.output_weights(), QB),
-            output_bias: net.output_bias() as f32 / (QA * QB) as f32,
+            output_bias: net.output_biases().iter().map(|&b| b as f32 / (QA * QB) as f32).collect(),
         }
     }
 
-    /// The raw output (before × SCALE) for the active features of the side to move (`stm`) and
-    /// of the other side (`nstm`).
+    /// The raw output (before × SCALE) of output bucket `bucket` for the active features of the
+    /// side to move (`stm`) and of the other side (`nstm`).
     #[must_use]
-    pub fn forward(&self, stm: &[usize], nstm: &[usize]) -> f32 {
+    pub fn forward(&self, stm: &[usize], nstm: &[usize], bucket: usize) -> f32 {
         let n = self.hidden;
-        let mut out = self.output_bias;
+        let mut out = self.output_bias[bucket];
+        let output_weights = &self.output_weights[2 * n * bucket..2 * n * (bucket + 1)];
         for (side, active) in [stm, nstm].into_iter().enumerate() {
             let mut acc = self.feature_bias.clone();
             for &f in active {
@@ -72,7 +80,7 @@ impl FloatNetwork {
                     *a += w;
                 }
             }
-            for (a, w) in acc.iter().zip(&self.output_weights[side * n..(side + 1) * n]) {
+            for (a, w) in acc.iter().zip(&output_weights[side * n..(side + 1) * n]) {
                 let v = a.clamp(0.0, 1.0);
                 let act = match self.activation {
                     Activation::CReLU => v,
@@ -104,10 +112,19 @@ impl FloatNetwork {
                 })
                 .collect()
         }
-        let bias = (f64::from(self.output_bias) * f64::from(QA * QB)).round();
-        if !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&bias) {
-            return Err(NetworkError::QuantiseRange { name: "output bias", index: 0, value: self.output_bias });
-        }
+        let biases = self
+            .output_bias
+            .iter()
+            .enumerate()
+            .map(|(index, &value)| {
+                let bias = (f64::from(value) * f64::from(QA * QB)).round();
+                if (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&bias) {
+                    Ok(bias as i32)
+                } else {
+                    Err(NetworkError::QuantiseRange { name: "output bias", index, value })
+                }
+            })
+            .collect::<Result<Vec<i32>, NetworkError>>()?;
         Network::from_parts(
             variant,
             self.activation,
@@ -115,15 +132,17 @@ impl FloatNetwork {
             &to_i16("feature weights", &self.feature_weights, QA)?,
             &to_i16("feature bias", &self.feature_bias, QA)?,
             &to_i16("output weights", &self.output_weights, QB)?,
-            bias as i32,
+            &biases,
         )
     }
 }
 
-/// The float model's score of `pos` in centipawns for the side to move (`forward × SCALE`).
+/// The float model's score of `pos` in centipawns for the side to move (`forward × SCALE`, with
+/// the output bucket of `pos`'s piece count).
 #[must_use]
 pub fn evaluate_float(net: &FloatNetwork, pos: &Position) -> f32 {
     let stm: Vec<usize> = features::active(pos, pos.turn()).collect();
     let nstm: Vec<usize> = features::active(pos, !pos.turn()).collect();
-    net.forward(&stm, &nstm) * SCALE as f32
+    let bucket = output_bucket(pos.board().occupied().count(), net.output_buckets());
+    net.forward(&stm, &nstm, bucket) * SCALE as f32
 }

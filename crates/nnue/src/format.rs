@@ -10,23 +10,27 @@
 //! 16     2     QA u16 (255)
 //! 18     2     QB u16 (64)
 //! 20     2     SCALE u16 (400)
-//! 22     10    reserved, zero
+//! 22     1     output buckets B minus one u8 (0..=7; 0: one output layer)
+//! 23     9     reserved, zero
 //! 32     ...   feature weights i16[768 * N], feature-major
 //!        ...   feature bias i16[N]
-//!        ...   output weights i16[2 * N] (side to move first)
-//!        ...   output bias i32
+//!        ...   output weights i16[B * 2 * N], bucket after bucket (side to move first)
+//!        ...   output biases i32[B]
 //! end-4  4     CRC-32 (IEEE) of every byte before it
 //! ```
 //!
+//! A net of one output bucket is byte for byte the file written before buckets existed (its
+//! byte 22 was reserved and zero).
+//!
 //! A reader checks, in this order, the magic, the version, the size the header's hidden size
-//! implies, the checksum, the other header fields and finally the variant the caller expects,
-//! and says which is wrong.
+//! and output buckets imply, the checksum, the other header fields and finally the variant the
+//! caller expects, and says which is wrong.
 
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::{Activation, INPUTS, MAX_HIDDEN, NetVariant, Network, NetworkError, QA, QB, SCALE};
+use crate::{Activation, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, NetVariant, Network, NetworkError, QA, QB, SCALE};
 
 /// The first eight bytes of every net file.
 pub const MAGIC: [u8; 8] = *b"FERZNNUE";
@@ -35,15 +39,16 @@ pub const VERSION: u32 = 1;
 /// Bytes before the parameters.
 pub const HEADER_LEN: usize = 32;
 
-/// The size in bytes of a version-1 file with hidden size `hidden`.
+/// The size in bytes of a version-1 file with hidden size `hidden` and `buckets` output buckets.
 #[must_use]
-pub const fn file_size(hidden: usize) -> usize {
-    HEADER_LEN + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 4
+pub const fn file_size(hidden: usize, buckets: usize) -> usize {
+    HEADER_LEN + 2 * INPUTS * hidden + 2 * hidden + buckets * (4 * hidden + 4) + 4
 }
 
-/// The largest file this format can describe: a net of hidden size [`MAX_HIDDEN`]
-/// (about 6.3 MB). Reading stops past it, so a path like `/dev/zero` is refused at once.
-pub const MAX_FILE_SIZE: usize = file_size(MAX_HIDDEN);
+/// The largest file this format can describe: a net of hidden size [`MAX_HIDDEN`] and
+/// [`MAX_OUTPUT_BUCKETS`] (about 6.4 MB). Reading stops past it, so a path like `/dev/zero` is
+/// refused at once.
+pub const MAX_FILE_SIZE: usize = file_size(MAX_HIDDEN, MAX_OUTPUT_BUCKETS);
 
 /// What is wrong with a net file's content.
 #[derive(Debug, thiserror::Error)]
@@ -78,9 +83,15 @@ pub enum FormatError {
         /// The hidden size in the file.
         found: usize,
     },
-    /// The file is not as long as its hidden size implies.
-    #[error("the file is {actual} bytes, but a net of hidden size {hidden} is {expected} bytes ({})",
-        if actual < expected { "truncated" } else { "trailing bytes" })]
+    /// The header's output bucket count is out of range.
+    #[error("the header says {found} output buckets, expected 1..={MAX_OUTPUT_BUCKETS}")]
+    OutputBuckets {
+        /// The bucket count in the file (its byte plus one).
+        found: usize,
+    },
+    /// The file is not as long as its hidden size and output buckets imply.
+    #[error("the file is {actual} bytes, but a net of hidden size {hidden} and {buckets} output bucket{} is {expected} bytes ({})",
+        if *buckets == 1 { "" } else { "s" }, if actual < expected { "truncated" } else { "trailing bytes" })]
     Size {
         /// The file's size.
         actual: usize,
@@ -88,6 +99,8 @@ pub enum FormatError {
         expected: usize,
         /// The header's hidden size.
         hidden: usize,
+        /// The header's output buckets.
+        buckets: usize,
     },
     /// The stored CRC-32 does not match the content.
     #[error("checksum mismatch: the file says {stored:08x}, its content gives {computed:08x} (corrupt file)")]
@@ -171,9 +184,13 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
     if !(1..=MAX_HIDDEN).contains(&hidden) {
         return Err(FormatError::HiddenSize { found: hidden });
     }
-    let size = file_size(hidden);
+    let buckets = usize::from(bytes[22]) + 1;
+    if buckets > MAX_OUTPUT_BUCKETS {
+        return Err(FormatError::OutputBuckets { found: buckets });
+    }
+    let size = file_size(hidden, buckets);
     if bytes.len() != size {
-        return Err(FormatError::Size { actual: bytes.len(), expected: size, hidden });
+        return Err(FormatError::Size { actual: bytes.len(), expected: size, hidden, buckets });
     }
     let stored = u32_at(bytes, size - 4);
     let computed = crc32fast::hash(&bytes[..size - 4]);
@@ -198,10 +215,18 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
     at += 2 * INPUTS * hidden;
     let feature_bias = i16s(bytes, at, hidden);
     at += 2 * hidden;
-    let output_weights = i16s(bytes, at, 2 * hidden);
-    at += 4 * hidden;
-    let output_bias = u32_at(bytes, at) as i32;
-    Ok(Network::from_parts(variant, activation, hidden, &feature_weights, &feature_bias, &output_weights, output_bias)?)
+    let output_weights = i16s(bytes, at, 2 * hidden * buckets);
+    at += 4 * hidden * buckets;
+    let output_bias: Vec<i32> = (0..buckets).map(|b| u32_at(bytes, at + 4 * b) as i32).collect();
+    Ok(Network::from_parts(
+        variant,
+        activation,
+        hidden,
+        &feature_weights,
+        &feature_bias,
+        &output_weights,
+        &output_bias,
+    )?)
 }
 
 /// Reads and decodes a net from `input` (see [`parse`]).
@@ -241,8 +266,8 @@ pub fn load(path: &Path, expected: Option<NetVariant>) -> Result<Network, LoadEr
 /// The file's bytes for `net`.
 #[must_use]
 pub fn to_bytes(net: &Network) -> Vec<u8> {
-    let hidden = net.hidden();
-    let mut out = Vec::with_capacity(file_size(hidden));
+    let (hidden, buckets) = (net.hidden(), net.output_buckets());
+    let mut out = Vec::with_capacity(file_size(hidden, buckets));
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.push(net.variant().code());
@@ -252,14 +277,16 @@ pub fn to_bytes(net: &Network) -> Vec<u8> {
     for constant in [QA, QB, SCALE] {
         out.extend_from_slice(&(constant as u16).to_le_bytes());
     }
+    // `Network` keeps the bucket count within 1..=8.
+    out.push((buckets - 1) as u8);
     out.resize(HEADER_LEN, 0);
     for values in [net.feature_weights(), net.feature_bias(), net.output_weights()] {
         out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
     }
-    out.extend_from_slice(&net.output_bias().to_le_bytes());
+    out.extend(net.output_biases().iter().flat_map(|b| b.to_le_bytes()));
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
-    debug_assert_eq!(out.len(), file_size(hidden));
+    debug_assert_eq!(out.len(), file_size(hidden, buckets));
     out
 }
 

@@ -1,5 +1,6 @@
 //! ferz's NNUE evaluation: a (768 → N) × 2 → 1 network over piece-square inputs, seen from both
-//! sides, with quantised integer inference.
+//! sides, with one output layer or one per bucket of piece counts, and quantised integer
+//! inference.
 //!
 //! The contract shared with the trainer (`docs/nnue.md`) lives here in one place:
 //! - [`features`]: the input feature index and the feature changes a move makes;
@@ -16,12 +17,12 @@
 //! use ferz_chess::{Position, Variant};
 //! use ferz_nnue::{Accumulator, Activation, FloatNetwork, NetVariant, evaluate};
 //!
-//! let float = FloatNetwork::random(Activation::SCReLU, 32, 7);
+//! let float = FloatNetwork::random(Activation::SCReLU, 32, 1, 7);
 //! let net = float.quantise(NetVariant::Chess).unwrap();
 //! let pos = Position::new(Variant::Chess);
 //! let mut acc = Accumulator::new(&net);
 //! acc.refresh(&net, &pos);
-//! let cp = evaluate(&net, &acc, pos.turn());
+//! let cp = evaluate(&net, &acc, &pos);
 //! // The quantised score tracks the float model (see the tests for the tolerance).
 //! let float_cp = ferz_nnue::evaluate_float(&float, &pos);
 //! assert!((cp as f32 - float_cp).abs() <= 0.02 * float_cp.abs() + 10.0);
@@ -39,7 +40,7 @@ mod simd;
 pub use accumulator::Accumulator;
 pub use eval::{evaluate, evaluate_portable, evaluate_simd, simd_name};
 pub use float::{FloatNetwork, evaluate_float};
-pub use network::{Activation, LANE, Lane, NetVariant, Network, NetworkError};
+pub use network::{Activation, LANE, Lane, NetVariant, Network, NetworkError, output_bucket};
 
 /// Input features per perspective: 2 colours × 6 roles × 64 squares.
 pub const INPUTS: usize = 768;
@@ -52,3 +53,5 @@ pub const QB: i32 = 64;
 pub const SCALE: i32 = 400;
 /// The largest hidden size a net file may declare.
 pub const MAX_HIDDEN: usize = 4096;
+/// The most output buckets a net may have ([`output_bucket`]).
+pub const MAX_OUTPUT_BUCKETS: usize = 8;

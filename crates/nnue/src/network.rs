@@ -1,8 +1,8 @@
 //! The quantised network: parameters in SIMD-aligned lanes.
 
-use ferz_chess::Variant;
+use ferz_chess::{Position, Variant};
 
-use crate::{INPUTS, MAX_HIDDEN};
+use crate::{INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 
 /// Values per [`Lane`]: 16 × i16 is one AVX2 register.
 pub const LANE: usize = 16;
@@ -100,6 +100,9 @@ pub enum NetworkError {
     /// The hidden size is outside 1..=4096.
     #[error("hidden size {0} is outside 1..={MAX_HIDDEN}")]
     HiddenSize(usize),
+    /// The number of output buckets (output biases) is outside 1..=8.
+    #[error("{0} output buckets, expected 1..={MAX_OUTPUT_BUCKETS}")]
+    OutputBuckets(usize),
     /// A parameter vector has the wrong length for the hidden size.
     #[error("{name} has {actual} values, expected {expected} for hidden size {hidden}")]
     Length {
@@ -129,7 +132,7 @@ pub enum NetworkError {
     /// ±127).
     #[error("output weight {index} is {value}: SCReLU nets need output weights within -128..=128")]
     OutputWeightRange {
-        /// Position in the output weights (0..2N).
+        /// Position in the output weights (0..2N per bucket).
         index: usize,
         /// The weight.
         value: i16,
@@ -151,9 +154,23 @@ pub struct Network {
     feature_weights: Box<[Lane]>,
     /// `lanes` lanes.
     feature_bias: Box<[Lane]>,
-    /// `2 * lanes` lanes: the side to move's accumulator first, then the other side's.
+    /// `2 * lanes` lanes per output bucket, bucket after bucket: the side to move's
+    /// accumulator first, then the other side's.
     output_weights: Box<[Lane]>,
-    output_bias: i32,
+    /// One per output bucket.
+    output_bias: Box<[i32]>,
+}
+
+/// The output bucket of a position with `pieces` pieces on the board (kings included) in a net
+/// of `buckets` output buckets: the piece counts 2 to 32 split into `buckets` ranges of nearly
+/// equal size, `(pieces - 2) * buckets / 31` (8 buckets: 2-5, 6-9, ..., 26-29, 30-32). A net of
+/// one bucket has one output layer for every position.
+#[must_use]
+#[inline(always)]
+pub const fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    let piece_range = pieces.saturating_sub(2) as usize;
+    let bucket = piece_range * buckets / 31;
+    if bucket < buckets { bucket } else { buckets - 1 }
 }
 
 /// Copies `values` into `rows` rows of `lanes` lanes each, `hidden` values per row, zero padded.
@@ -176,7 +193,8 @@ fn from_lanes(data: &[Lane], hidden: usize, lanes: usize) -> Vec<i16> {
 impl Network {
     /// Builds a network from quantised parameter vectors, in the file format's layout:
     /// `feature_weights` is `768 × hidden` feature-major, `feature_bias` is `hidden`,
-    /// `output_weights` is `2 × hidden` (side to move first).
+    /// `output_weights` is `2 × hidden` per output bucket (side to move first) and
+    /// `output_bias` one per output bucket: its length is the number of buckets.
     ///
     /// # Errors
     /// A [`NetworkError`] when a size is wrong or an SCReLU output weight is out of range.
@@ -187,15 +205,19 @@ impl Network {
         feature_weights: &[i16],
         feature_bias: &[i16],
         output_weights: &[i16],
-        output_bias: i32,
+        output_bias: &[i32],
     ) -> Result<Network, NetworkError> {
         if !(1..=MAX_HIDDEN).contains(&hidden) {
             return Err(NetworkError::HiddenSize(hidden));
         }
+        let buckets = output_bias.len();
+        if !(1..=MAX_OUTPUT_BUCKETS).contains(&buckets) {
+            return Err(NetworkError::OutputBuckets(buckets));
+        }
         for (name, actual, expected) in [
             ("feature weights", feature_weights.len(), INPUTS * hidden),
             ("feature bias", feature_bias.len(), hidden),
-            ("output weights", output_weights.len(), 2 * hidden),
+            ("output weights", output_weights.len(), 2 * hidden * buckets),
         ] {
             if actual != expected {
                 return Err(NetworkError::Length { name, actual, expected, hidden });
@@ -214,8 +236,8 @@ impl Network {
             lanes,
             feature_weights: into_lanes(feature_weights, hidden, lanes, INPUTS),
             feature_bias: into_lanes(feature_bias, hidden, lanes, 1),
-            output_weights: into_lanes(output_weights, hidden, lanes, 2),
-            output_bias,
+            output_weights: into_lanes(output_weights, hidden, lanes, 2 * buckets),
+            output_bias: output_bias.into(),
         })
     }
 
@@ -237,6 +259,24 @@ impl Network {
         self.hidden
     }
 
+    /// The number of output buckets (1..=8): each has its own output weights and bias, chosen
+    /// by the number of pieces on the board ([`output_bucket`]).
+    #[must_use]
+    pub fn output_buckets(&self) -> usize {
+        self.output_bias.len()
+    }
+
+    /// The output bucket that scores `pos`.
+    #[must_use]
+    #[inline(always)]
+    pub fn output_bucket_of(&self, pos: &Position) -> usize {
+        // Every net but a bucketed one takes the first branch: no piece count to take.
+        match self.output_buckets() {
+            1 => 0,
+            buckets => output_bucket(pos.board().occupied().count(), buckets),
+        }
+    }
+
     /// Lanes per hidden layer (`hidden` rounded up to multiples of [`LANE`]).
     #[must_use]
     pub const fn lanes(&self) -> usize {
@@ -256,16 +296,25 @@ impl Network {
         &self.feature_bias
     }
 
-    /// The output weights, padded: the side to move's `lanes()` lanes, then the other side's.
+    /// The output weights of `bucket`, padded: the side to move's `lanes()` lanes, then the
+    /// other side's.
     #[must_use]
-    pub fn output_weight_lanes(&self) -> &[Lane] {
-        &self.output_weights
+    #[inline(always)]
+    pub fn output_weight_lanes(&self, bucket: usize) -> &[Lane] {
+        &self.output_weights[2 * bucket * self.lanes..2 * (bucket + 1) * self.lanes]
     }
 
-    /// The output bias (scaled by QA × QB).
+    /// The output bias of `bucket` (scaled by QA × QB).
     #[must_use]
-    pub const fn output_bias(&self) -> i32 {
-        self.output_bias
+    #[inline(always)]
+    pub fn output_bias(&self, bucket: usize) -> i32 {
+        self.output_bias[bucket]
+    }
+
+    /// Every bucket's output bias, in bucket order (the file layout).
+    #[must_use]
+    pub fn output_biases(&self) -> &[i32] {
+        &self.output_bias
     }
 
     /// The feature weights in the file layout (`768 × hidden`, feature-major).
@@ -280,7 +329,7 @@ impl Network {
         from_lanes(&self.feature_bias, self.hidden, self.lanes)
     }
 
-    /// The output weights in the file layout (`2 × hidden`, side to move first).
+    /// The output weights in the file layout (`2 × hidden` per bucket, side to move first).
     #[must_use]
     pub fn output_weights(&self) -> Vec<i16> {
         from_lanes(&self.output_weights, self.hidden, self.lanes)
@@ -297,8 +346,9 @@ mod tests {
         let fw: Vec<i16> = (0..INPUTS * hidden).map(|i| (i % 1000) as i16 - 500).collect();
         let fb: Vec<i16> = (0..hidden as i16).collect();
         let ow: Vec<i16> = (0..2 * hidden as i16).map(|i| i - 20).collect();
-        let net = Network::from_parts(NetVariant::Chess, Activation::SCReLU, hidden, &fw, &fb, &ow, -7).unwrap();
+        let net = Network::from_parts(NetVariant::Chess, Activation::SCReLU, hidden, &fw, &fb, &ow, &[-7]).unwrap();
         assert_eq!(net.lanes(), 2);
+        assert_eq!((net.output_buckets(), net.output_bias(0)), (1, -7));
         assert_eq!(net.feature_weights(), fw);
         assert_eq!(net.feature_bias(), fb);
         assert_eq!(net.output_weights(), ow);
@@ -308,16 +358,71 @@ mod tests {
 
     #[test]
     fn bad_parts_say_what_is_wrong() {
-        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 0, &[], &[], &[], 0).unwrap_err();
+        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 0, &[], &[], &[], &[0]).unwrap_err();
         assert_eq!(e, NetworkError::HiddenSize(0));
-        let e =
-            Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 3], &[0; 4], 0).unwrap_err();
+        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 3], &[0; 4], &[0])
+            .unwrap_err();
         assert!(e.to_string().contains("feature bias has 3 values, expected 2"), "{e}");
         let mut ow = [0i16; 4];
         ow[3] = 129;
-        let e = Network::from_parts(NetVariant::Chess, Activation::SCReLU, 2, &[0; 1536], &[0; 2], &ow, 0).unwrap_err();
+        let e =
+            Network::from_parts(NetVariant::Chess, Activation::SCReLU, 2, &[0; 1536], &[0; 2], &ow, &[0]).unwrap_err();
         assert_eq!(e, NetworkError::OutputWeightRange { index: 3, value: 129 });
         // CReLU has no such limit.
-        Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 2], &ow, 0).unwrap();
+        Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 2], &ow, &[0]).unwrap();
+        for buckets in [0, 9] {
+            let e = Network::from_parts(
+                NetVariant::Chess,
+                Activation::CReLU,
+                2,
+                &[0; 1536],
+                &[0; 2],
+                &[],
+                &vec![0; buckets],
+            )
+            .unwrap_err();
+            assert_eq!(e, NetworkError::OutputBuckets(buckets));
+        }
+        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 2], &[0; 4], &[0; 2])
+            .unwrap_err();
+        assert!(e.to_string().contains("output weights has 4 values, expected 8"), "{e}");
+    }
+
+    #[test]
+    fn output_buckets_split_the_piece_counts_evenly() {
+        let of = |buckets| (2..=32).map(|pieces| output_bucket(pieces, buckets)).collect::<Vec<_>>();
+        assert!(of(1).iter().all(|&b| b == 0));
+        // Eight buckets: four piece counts each, the last three (30-32).
+        let eight = of(8);
+        assert_eq!(eight, (2..=32u32).map(|p| ((p - 2) / 4) as usize).collect::<Vec<_>>());
+        for buckets in 1..=MAX_OUTPUT_BUCKETS {
+            let counts: Vec<usize> = (0..buckets).map(|b| of(buckets).iter().filter(|&&x| x == b).count()).collect();
+            assert!(counts.iter().all(|&c| c >= 31 / buckets), "{buckets}: {counts:?}");
+            assert_eq!(output_bucket(0, buckets), 0);
+            assert_eq!(output_bucket(40, buckets), buckets - 1);
+        }
+    }
+
+    #[test]
+    fn each_bucket_has_its_own_output_weights_and_bias() {
+        let hidden = 20;
+        let ow: Vec<i16> = (0..3 * 2 * hidden as i16).collect();
+        let net = Network::from_parts(
+            NetVariant::Chess,
+            Activation::CReLU,
+            hidden,
+            &[0; INPUTS * 20],
+            &[0; 20],
+            &ow,
+            &[5, 6, 7],
+        )
+        .unwrap();
+        assert_eq!(net.output_buckets(), 3);
+        assert_eq!(net.output_weights(), ow);
+        assert_eq!(net.output_biases(), [5, 6, 7]);
+        // Bucket 2's side to move starts at 2 × 2N; the other side's at 2 × 2N + N.
+        assert_eq!(net.output_weight_lanes(2)[0].0[0], 80);
+        assert_eq!(net.output_weight_lanes(2)[net.lanes()].0[0], 100);
+        assert_eq!(net.output_bias(1), 6);
     }
 }

@@ -315,7 +315,7 @@ mod tests {
         use crate::{Accumulator, Activation, FloatNetwork, NetVariant};
         use ferz_chess::{Position, Variant};
 
-        let net = FloatNetwork::random(Activation::SCReLU, 40, 3).quantise(NetVariant::Chess).unwrap();
+        let net = FloatNetwork::random(Activation::SCReLU, 40, 1, 3).quantise(NetVariant::Chess).unwrap();
         let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/Pp2P3/2N2Q1p/1PPBBPPP/R3K2R b KQkq a3 0 1",

@@ -48,7 +48,7 @@ fn check_variant(variant: Variant, net: &Network, games: u64, seed: u64) -> Seen
             after.play_unchecked(m);
             fresh.refresh(net, &after);
             assert_eq!(incremental, fresh, "{variant} game {game} ply {ply}: {m:?} from {}", pos.fen());
-            assert_eq!(evaluate(net, &incremental, after.turn()), evaluate(net, &fresh, after.turn()));
+            assert_eq!(evaluate(net, &incremental, &after), evaluate(net, &fresh, &after));
         }
     }
     seen
@@ -57,8 +57,8 @@ fn check_variant(variant: Variant, net: &Network, games: u64, seed: u64) -> Seen
 fn nets(variant: NetVariant) -> Vec<Network> {
     vec![
         // A hidden size that is not a whole number of lanes, to cover the padding.
-        FloatNetwork::random(Activation::SCReLU, 40, 1).quantise(variant).unwrap(),
-        common::random_extreme_net(variant, Activation::CReLU, 16, 2),
+        FloatNetwork::random(Activation::SCReLU, 40, 1, 1).quantise(variant).unwrap(),
+        common::random_extreme_net(variant, Activation::CReLU, 16, 8, 2),
     ]
 }
 

@@ -4,7 +4,11 @@ use ferz_nnue::format::{self, FormatError};
 use ferz_nnue::{Activation, FloatNetwork, NetVariant, Network};
 
 fn net(variant: NetVariant, activation: Activation, hidden: usize) -> Network {
-    FloatNetwork::random(activation, hidden, hidden as u64).quantise(variant).unwrap()
+    bucketed_net(variant, activation, hidden, 1)
+}
+
+fn bucketed_net(variant: NetVariant, activation: Activation, hidden: usize, buckets: usize) -> Network {
+    FloatNetwork::random(activation, hidden, buckets, hidden as u64).quantise(variant).unwrap()
 }
 
 fn parse_err(bytes: &[u8], expected: Option<NetVariant>) -> FormatError {
@@ -24,17 +28,18 @@ fn round_trips_through_bytes_and_files() {
     let dir = tempfile::tempdir().unwrap();
     for variant in [NetVariant::Chess, NetVariant::Shatranj] {
         for activation in [Activation::CReLU, Activation::SCReLU] {
-            for hidden in [1, 17, 64] {
-                let original = net(variant, activation, hidden);
+            for (hidden, buckets) in [(1, 1), (17, 1), (64, 1), (17, 8), (64, 3)] {
+                let original = bucketed_net(variant, activation, hidden, buckets);
                 let bytes = format::to_bytes(&original);
-                assert_eq!(bytes.len(), format::file_size(hidden));
+                assert_eq!(bytes.len(), format::file_size(hidden, buckets));
+                assert_eq!(bytes[22], (buckets - 1) as u8);
                 assert_eq!(&bytes[..8], b"FERZNNUE");
                 assert_eq!(format::parse(&bytes, Some(variant)).unwrap(), original);
                 let mut written = Vec::new();
                 format::write(&original, &mut written).unwrap();
                 assert_eq!(written, bytes);
                 assert_eq!(format::read(&bytes[..], None).unwrap(), original);
-                let path = dir.path().join(format!("{variant}-{activation:?}-{hidden}.nnue"));
+                let path = dir.path().join(format!("{variant}-{activation:?}-{hidden}-{buckets}.nnue"));
                 format::save(&original, &path).unwrap();
                 assert_eq!(std::fs::read(&path).unwrap(), bytes);
                 assert_eq!(format::load(&path, Some(variant)).unwrap(), original);
@@ -42,7 +47,7 @@ fn round_trips_through_bytes_and_files() {
         }
     }
     // Nothing but the nets is left in the directory (no temporary files).
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 12);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 20);
 }
 
 #[test]
@@ -57,6 +62,23 @@ fn header_layout_follows_the_contract() {
     assert_eq!(u16::from_le_bytes([bytes[20], bytes[21]]), 400);
     assert_eq!(bytes[22..32], [0; 10]);
     assert_eq!(bytes.len(), 32 + 2 * 768 * 300 + 2 * 300 + 4 * 300 + 4 + 4);
+    // Output buckets: one byte for their number minus one, then B × 2N output weights and B
+    // biases where one net has 2N and one.
+    let bucketed = format::to_bytes(&bucketed_net(NetVariant::Shatranj, Activation::SCReLU, 300, 8));
+    assert_eq!((bucketed[22], &bucketed[23..32]), (7, &[0u8; 9][..]));
+    assert_eq!(bucketed.len(), 32 + 2 * 768 * 300 + 2 * 300 + 8 * (4 * 300 + 4) + 4);
+}
+
+/// A net of one output bucket is written as every net was before buckets existed, so the nets
+/// in the repository (and their SHA-256 in the loops' ledgers) stay as they are.
+#[test]
+fn the_embedded_nets_are_single_bucket_files_written_byte_for_byte_again() {
+    for variant in [NetVariant::Chess, NetVariant::Shatranj] {
+        let Some(bytes) = ferz_nnue::embedded::bytes(variant) else { continue };
+        let net = format::parse(bytes, Some(variant)).unwrap();
+        assert_eq!(net.output_buckets(), 1);
+        assert_eq!(format::to_bytes(&net), bytes, "{variant}");
+    }
 }
 
 #[test]
@@ -89,13 +111,27 @@ fn each_corruption_is_named() {
     bad[14..16].copy_from_slice(&0u16.to_le_bytes());
     assert!(matches!(parse_err(&bad, None), FormatError::HiddenSize { found: 0 }));
 
+    let mut bad = good.clone();
+    bad[22] = 8;
+    let e = parse_err(&bad, None);
+    assert!(matches!(e, FormatError::OutputBuckets { found: 9 }), "{e}");
+    assert_eq!(e.to_string(), "the header says 9 output buckets, expected 1..=8");
+    // A bucket count the size does not match: the size check names both.
+    let mut bad = good.clone();
+    bad[22] = 1;
+    let e = parse_err(&bad, None);
+    assert!(
+        e.to_string().contains("hidden size 32 and 2 output buckets") && e.to_string().contains("truncated"),
+        "{e}"
+    );
+
     let e = parse_err(&good, Some(NetVariant::Shatranj));
     assert!(matches!(e, FormatError::WrongVariant { expected: NetVariant::Shatranj, found: NetVariant::Chess }));
     assert_eq!(e.to_string(), "this is a chess net, expected a shatranj net");
 
     // A flipped bit anywhere after the version, in the header or the parameters, breaks the
     // checksum.
-    for at in [12, 13, 20, 25, 32, 1000, good.len() - 20, good.len() - 5, good.len() - 1] {
+    for at in [12, 13, 20, 23, 25, 32, 1000, good.len() - 20, good.len() - 5, good.len() - 1] {
         let mut bad = good.clone();
         bad[at] ^= 0x10;
         let e = parse_err(&bad, None);
@@ -142,7 +178,7 @@ fn scrlu_output_weights_out_of_kernel_range_are_refused() {
         &good.feature_weights(),
         &good.feature_bias(),
         &ow,
-        good.output_bias(),
+        good.output_biases(),
     )
     .unwrap();
     let mut bytes = format::to_bytes(&bad);
@@ -155,7 +191,7 @@ fn scrlu_output_weights_out_of_kernel_range_are_refused() {
 #[test]
 fn a_file_larger_than_any_net_is_refused_without_reading_it_all() {
     use std::io::Read;
-    assert_eq!(format::MAX_FILE_SIZE, format::file_size(ferz_nnue::MAX_HIDDEN));
+    assert_eq!(format::MAX_FILE_SIZE, format::file_size(ferz_nnue::MAX_HIDDEN, ferz_nnue::MAX_OUTPUT_BUCKETS));
     // An endless stream (what `/dev/zero` is) stops at the bound.
     let endless = std::io::repeat(0).take(u64::MAX);
     assert!(matches!(format::read(endless, None), Err(FormatError::TooLarge)));

@@ -24,7 +24,7 @@ fn main() {
         let pos = read_marlin(record).expect("checked when loaded").position;
         let mut acc = ferz_nnue::Accumulator::new(&net);
         acc.refresh(&net, &pos);
-        let net_cp = ferz_nnue::evaluate(&net, &acc, pos.turn()) as f32;
+        let net_cp = ferz_nnue::evaluate(&net, &acc, &pos) as f32;
         let hce_cp = ferz_engine::eval::evaluate(&pos) as f32;
         net_loss += f64::from((sigmoid(net_cp / 400.0) - target).powi(2));
         hce_loss += f64::from((sigmoid(hce_cp / 400.0) - target).powi(2));

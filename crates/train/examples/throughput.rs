@@ -46,7 +46,7 @@ fn main() {
     let order: Vec<u32> = (0..records.len().min(4 * batch) as u32).collect();
     for hidden in [32, 64, 128, 256] {
         for threads in [1, 2] {
-            let net = Network::random(hidden, Activation::Screlu, 1);
+            let net = Network::random(hidden, 1, Activation::Screlu, 1);
             let mut work = Workspace::new(threads, net.params.len());
             let start = Instant::now();
             let mut done = 0;
@@ -61,7 +61,7 @@ fn main() {
         }
     }
 
-    let mut net = Network::random(128, Activation::Screlu, 1);
+    let mut net = Network::random(128, 1, Activation::Screlu, 1);
     let mut work = Workspace::new(1, net.params.len());
     let part = &order[..batch.min(order.len())];
     let grad = gradient(&net, records, part, 0.3, &mut work).0.to_vec();

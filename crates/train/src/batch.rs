@@ -113,8 +113,8 @@ fn slice_gradient_portable(
             sample.mirror();
         }
         let target = sample.target(lambda, SIGMOID_CP);
-        loss +=
-            f64::from(backprop(net, sample.stm_features(), sample.nstm_features(), target, weight, grad, &mut scratch));
+        let input = sample.input(net.layout.output_buckets);
+        loss += f64::from(backprop(net, input, target, weight, grad, &mut scratch));
     }
     loss
 }
@@ -135,10 +135,11 @@ pub fn mean_loss(net: &Network, records: &[Record], lambda: f32, threads: usize)
                     let mut loss = 0.0f64;
                     for record in part {
                         let sample = decode(record).expect("records are checked when loaded");
+                        let input = sample.input(net.layout.output_buckets);
                         let (a_stm, a_nstm) = acc.split_at_mut(net.layout.hidden);
-                        net.accumulate(sample.stm_features(), a_stm);
-                        net.accumulate(sample.nstm_features(), a_nstm);
-                        let p = sigmoid(net.output(&acc) * SCALE / SIGMOID_CP);
+                        net.accumulate(input.stm, a_stm);
+                        net.accumulate(input.nstm, a_nstm);
+                        let p = sigmoid(net.output(&acc, input.bucket) * SCALE / SIGMOID_CP);
                         let error = p - sample.target(lambda, SIGMOID_CP);
                         loss += f64::from(error * error);
                     }
@@ -173,7 +174,7 @@ mod tests {
     #[test]
     fn the_dispatched_gradient_equals_the_portable_one_bit_for_bit() {
         let records = records();
-        let net = Network::random(24, Activation::Screlu, 2);
+        let net = Network::random(24, 1, Activation::Screlu, 2);
         let order: Vec<u32> = (0..records.len() as u32).map(|i| if i % 3 == 0 { i | MIRROR_BIT } else { i }).collect();
         let mut dispatched = vec![0.0; net.params.len()];
         let mut portable = vec![1.0; net.params.len()];
@@ -187,7 +188,7 @@ mod tests {
     #[test]
     fn threads_split_the_batch_and_sum_to_the_single_thread_gradient() {
         let records = records();
-        let net = Network::random(24, Activation::Crelu, 4);
+        let net = Network::random(24, 8, Activation::Crelu, 4);
         let order: Vec<u32> = (0..records.len() as u32).collect();
         let mut one = Workspace::new(1, net.params.len());
         let mut three = Workspace::new(3, net.params.len());

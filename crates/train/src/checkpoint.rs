@@ -3,7 +3,9 @@
 //! Little-endian: magic `FERZTRN1`, the shape (hidden u32, activation u8, variant u8), the
 //! position (epoch u32, batch within it u64, AdamW step u64, the running loss sum f64 and its
 //! count u64), the parameters, AdamW's first and second moments (f32 each), and a CRC-32 of
-//! everything before it. The file is written under a temporary name, synced and renamed, so a
+//! everything before it. A net of several output buckets has the magic `FERZTRN2` and one more
+//! byte in its shape, the bucket count, after the variant; a one-bucket checkpoint is written as
+//! before buckets existed. The file is written under a temporary name, synced and renamed, so a
 //! kill leaves the previous checkpoint or the new one, never half of one.
 
 use std::path::Path;
@@ -13,7 +15,11 @@ use crate::config::{Activation, NetVariant};
 use crate::model::{Layout, Network};
 use crate::optimizer::AdamW;
 
+/// The magic of a checkpoint of a one-bucket net.
 const MAGIC: &[u8; 8] = b"FERZTRN1";
+/// The magic of a checkpoint whose shape holds an output bucket count.
+const MAGIC_BUCKETS: &[u8; 8] = b"FERZTRN2";
+/// The header of a `FERZTRN1` checkpoint; `FERZTRN2` adds one byte.
 const HEADER: usize = 8 + 4 + 1 + 1 + 4 + 8 + 8 + 8 + 8;
 
 /// Everything needed to continue a run.
@@ -40,8 +46,9 @@ impl Checkpoint {
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let len = self.net.params.len();
-        let mut out = Vec::with_capacity(HEADER + 12 * len + 4);
-        out.extend_from_slice(MAGIC);
+        let buckets = self.net.layout.output_buckets;
+        let mut out = Vec::with_capacity(HEADER + 1 + 12 * len + 4);
+        out.extend_from_slice(if buckets == 1 { MAGIC } else { MAGIC_BUCKETS });
         out.extend_from_slice(&(self.net.layout.hidden as u32).to_le_bytes());
         out.push(match self.net.activation {
             Activation::Crelu => 0,
@@ -51,6 +58,10 @@ impl Checkpoint {
             NetVariant::Chess => 0,
             NetVariant::Shatranj => 1,
         });
+        if buckets != 1 {
+            // The layout keeps the bucket count within 1..=8.
+            out.push(buckets as u8);
+        }
         out.extend_from_slice(&self.epoch.to_le_bytes());
         out.extend_from_slice(&self.batch.to_le_bytes());
         out.extend_from_slice(&self.adam.step.to_le_bytes());
@@ -68,7 +79,13 @@ impl Checkpoint {
 
     /// Parses a checkpoint; the error says what is wrong.
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, String> {
-        if bytes.len() < HEADER + 4 || &bytes[..8] != MAGIC {
+        let bucket_byte = match bytes.get(..8) {
+            Some(magic) if magic == MAGIC => 0,
+            Some(magic) if magic == MAGIC_BUCKETS => 1,
+            _ => return Err("not a ferz training checkpoint (bad magic or too short)".into()),
+        };
+        let header = HEADER + bucket_byte;
+        if bytes.len() < header + 4 {
             return Err("not a ferz training checkpoint (bad magic or too short)".into());
         }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
@@ -91,13 +108,23 @@ impl Checkpoint {
             1 => NetVariant::Shatranj,
             other => return Err(format!("unknown variant {other}")),
         };
-        let layout = Layout { hidden };
-        let len = layout.len();
-        if body.len() != HEADER + 12 * len {
-            return Err(format!("{} bytes, but hidden size {hidden} needs {}", bytes.len(), HEADER + 12 * len + 4));
+        let output_buckets = if bucket_byte == 1 { usize::from(body[14]) } else { 1 };
+        if !(1..=ferz_nnue::MAX_OUTPUT_BUCKETS).contains(&output_buckets) {
+            return Err(format!("{output_buckets} output buckets is out of range"));
         }
+        let layout = Layout { hidden, output_buckets };
+        let len = layout.len();
+        if body.len() != header + 12 * len {
+            return Err(format!(
+                "{} bytes, but hidden size {hidden} and {output_buckets} output buckets need {}",
+                bytes.len(),
+                header + 12 * len + 4
+            ));
+        }
+        // The position fields follow the shape.
+        let at = |offset: usize| offset + bucket_byte;
         let floats = |block: usize| -> Vec<f32> {
-            body[HEADER + 4 * len * block..HEADER + 4 * len * (block + 1)]
+            body[header + 4 * len * block..header + 4 * len * (block + 1)]
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
                 .collect()
@@ -105,11 +132,11 @@ impl Checkpoint {
         Ok(Checkpoint {
             variant,
             net: Network { layout, activation, params: floats(0) },
-            adam: AdamW { m: floats(1), v: floats(2), step: u64_at(26) },
-            epoch: u32_at(14),
-            batch: u64_at(18),
-            loss_sum: f64::from_le_bytes(body[34..42].try_into().expect("8 bytes")),
-            loss_count: u64_at(42),
+            adam: AdamW { m: floats(1), v: floats(2), step: u64_at(at(26)) },
+            epoch: u32_at(at(14)),
+            batch: u64_at(at(18)),
+            loss_sum: f64::from_le_bytes(body[at(34)..at(42)].try_into().expect("8 bytes")),
+            loss_count: u64_at(at(42)),
         })
     }
 
@@ -136,7 +163,13 @@ mod tests {
 
     #[test]
     fn checkpoints_round_trip_and_detect_damage() {
-        let net = Network::random(4, Activation::Screlu, 5);
+        for buckets in [1, 8] {
+            round_trip_and_damage(buckets);
+        }
+    }
+
+    fn round_trip_and_damage(buckets: usize) {
+        let net = Network::random(4, buckets, Activation::Screlu, 5);
         let mut adam = AdamW::new(net.params.len());
         adam.m[3] = 0.25;
         adam.v[7] = 0.5;
@@ -150,9 +183,24 @@ mod tests {
         assert_eq!(left, ["checkpoint.bin"], "no temporary file is left");
         assert_eq!(Checkpoint::load(&path).unwrap(), checkpoint);
         let mut bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], if buckets == 1 { b"FERZTRN1" } else { b"FERZTRN2" });
         bytes[100] ^= 1;
         assert!(Checkpoint::from_bytes(&bytes).unwrap_err().contains("checksum"));
         assert!(Checkpoint::from_bytes(&bytes[..bytes.len() - 8]).is_err());
         assert!(Checkpoint::from_bytes(b"FERZNNUE").unwrap_err().contains("magic"));
+    }
+
+    #[test]
+    fn a_bucket_count_out_of_range_is_named() {
+        let net = Network::random(4, 2, Activation::Screlu, 5);
+        let adam = AdamW::new(net.params.len());
+        let checkpoint =
+            Checkpoint { variant: NetVariant::Chess, net, adam, epoch: 0, batch: 0, loss_sum: 0.0, loss_count: 0 };
+        let mut bytes = checkpoint.to_bytes();
+        bytes[14] = 9;
+        let end = bytes.len() - 4;
+        let crc = crc32fast::hash(&bytes[..end]);
+        bytes[end..].copy_from_slice(&crc.to_le_bytes());
+        assert_eq!(Checkpoint::from_bytes(&bytes).unwrap_err(), "9 output buckets is out of range");
     }
 }

@@ -69,16 +69,30 @@ pub enum Activation {
 pub struct NetConfig {
     /// Hidden neurons per perspective (N of 768 -> N x 2 -> 1).
     pub hidden: usize,
+    /// Output layers, one per bucket of piece counts (1..=8; `ferz_nnue::output_bucket`).
+    /// Left out of the run record when 1, so records of one-bucket runs read as before.
+    #[serde(skip_serializing_if = "is_one_bucket")]
+    pub output_buckets: usize,
     /// The activation of the hidden layer.
     pub activation: Activation,
-    /// A net file to start from instead of random weights (fine-tuning): its shape must be
-    /// `hidden` and `activation`, its variant the data's. Empty: random weights.
+    /// A net file to start from instead of random weights (fine-tuning): its activation must
+    /// be `activation`, its variant the data's; a smaller hidden layer is widened to `hidden`
+    /// and a single output layer copied into every bucket. Empty: random weights.
     pub init: PathBuf,
+}
+
+/// Whether an output bucket count is one. Settings written as JSON (the run record, the loop's
+/// recipes) leave such a count out, so that those of one-bucket nets read as they did before
+/// buckets existed. (A reference, as serde's `skip_serializing_if` passes one.)
+#[must_use]
+#[allow(clippy::trivially_copy_pass_by_ref)]
+pub fn is_one_bucket(buckets: &usize) -> bool {
+    *buckets == 1
 }
 
 impl Default for NetConfig {
     fn default() -> NetConfig {
-        NetConfig { hidden: 128, activation: Activation::Screlu, init: PathBuf::new() }
+        NetConfig { hidden: 128, output_buckets: 1, activation: Activation::Screlu, init: PathBuf::new() }
     }
 }
 
@@ -195,6 +209,11 @@ impl TrainConfig {
         check(!d.inputs.is_empty(), "data.inputs", "no dataset given (list shard or dataset directories)")?;
         check((0.0..1.0).contains(&d.validation_fraction), "data.validation_fraction", "must be in [0, 1)")?;
         check((1..=4096).contains(&n.hidden), "net.hidden", "must be 1 ..= 4096 (the net file's limit)")?;
+        check(
+            (1..=ferz_nnue::MAX_OUTPUT_BUCKETS).contains(&n.output_buckets),
+            "net.output_buckets",
+            "must be 1 ..= 8 (the net file's limit)",
+        )?;
         check(t.epochs >= 1, "train.epochs", "must be at least 1")?;
         check(t.batch_size >= 1, "train.batch_size", "must be at least 1")?;
         check((0.0..=1.0).contains(&t.lambda), "train.lambda", "must be in [0, 1]")?;
@@ -236,5 +255,20 @@ mod tests {
         config.optimizer.clip = 1.0;
         config.net.hidden = 0;
         assert_eq!(config.validate().unwrap_err().key, "net.hidden");
+        config.net.hidden = 128;
+        config.net.output_buckets = 9;
+        assert_eq!(config.validate().unwrap_err().key, "net.output_buckets");
+    }
+
+    /// The run record keeps the settings as JSON: a one-bucket run's reads as it did before
+    /// buckets existed, a bucketed one's names its buckets.
+    #[test]
+    fn one_output_bucket_is_left_out_of_the_record() {
+        let mut net = NetConfig::default();
+        assert!(!serde_json::to_string(&net).unwrap().contains("output_buckets"));
+        net.output_buckets = 8;
+        assert!(serde_json::to_string(&net).unwrap().contains("\"output_buckets\":8"));
+        let read: NetConfig = serde_json::from_str(r#"{"hidden": 64}"#).unwrap();
+        assert_eq!(read.output_buckets, 1);
     }
 }

@@ -27,7 +27,8 @@ impl AdamW {
     }
 
     /// One step with learning rate `lr` on `params` along `grad`. Weight decay applies to the
-    /// weights, not the biases; afterwards weights and the feature bias are clipped to `±clip`.
+    /// weights, not the biases; afterwards weights and the feature bias are clipped to `±clip`
+    /// (the output biases are i32 in the net file and need no clip).
     pub fn update(&mut self, params: &mut [f32], grad: &[f32], lr: f64, layout: Layout, o: &OptimizerConfig) {
         self.step += 1;
         let (b1, b2) = (o.beta1 as f32, o.beta2 as f32);
@@ -38,7 +39,7 @@ impl AdamW {
         let eps = (o.epsilon * correction2.sqrt()) as f32;
         let decay = (lr * o.weight_decay) as f32;
         let clip = o.clip as f32;
-        let biases = [layout.feature_bias(), layout.output_bias()..layout.output_bias() + 1];
+        let (biases, output_biases) = ([layout.feature_bias(), layout.output_biases()], layout.output_biases());
         for (i, ((p, g), (m, v))) in
             params.iter_mut().zip(grad).zip(self.m.iter_mut().zip(self.v.iter_mut())).enumerate()
         {
@@ -49,7 +50,7 @@ impl AdamW {
                 *p -= decay * *p;
             }
             *p -= step_size * *m / (v.sqrt() + eps);
-            if i != layout.output_bias() {
+            if !output_biases.contains(&i) {
                 *p = p.clamp(-clip, clip);
             }
         }
@@ -90,7 +91,7 @@ mod tests {
     fn adamw_descends_a_quadratic_and_clips() {
         // Minimise sum (p - 3)^2 over a tiny network-shaped vector: the weights head for 3 but
         // stop at the clip; the output bias (unclipped, undecayed) reaches 3.
-        let layout = Layout { hidden: 1 };
+        let layout = Layout { hidden: 1, output_buckets: 2 };
         let o = OptimizerConfig { weight_decay: 0.0, ..OptimizerConfig::default() };
         let mut params = vec![0.0f32; layout.len()];
         let mut adam = AdamW::new(layout.len());
@@ -98,20 +99,21 @@ mod tests {
             let grad: Vec<f32> = params.iter().map(|p| 2.0 * (p - 3.0)).collect();
             adam.update(&mut params, &grad, 0.01, layout, &o);
         }
-        assert!(params[..layout.output_bias()].iter().all(|&p| (p - 1.98).abs() < 1e-6), "{params:?}");
-        assert!((params[layout.output_bias()] - 3.0).abs() < 1e-2, "{params:?}");
+        let weights_end = layout.output_biases().start;
+        assert!(params[..weights_end].iter().all(|&p| (p - 1.98).abs() < 1e-6), "{params:?}");
+        assert!(params[layout.output_biases()].iter().all(|&p| (p - 3.0).abs() < 1e-2), "{params:?}");
         assert_eq!(adam.step, 5000);
     }
 
     #[test]
     fn weight_decay_shrinks_weights_not_biases() {
-        let layout = Layout { hidden: 1 };
+        let layout = Layout { hidden: 1, output_buckets: 2 };
         let o = OptimizerConfig { weight_decay: 0.5, ..OptimizerConfig::default() };
         let mut params = vec![1.0f32; layout.len()];
         let mut adam = AdamW::new(layout.len());
         adam.update(&mut params, &vec![0.0; layout.len()], 0.1, layout, &o);
         assert!((params[0] - 0.95).abs() < 1e-6);
         assert_eq!(params[layout.feature_bias().start], 1.0);
-        assert_eq!(params[layout.output_bias()], 1.0);
+        assert!(params[layout.output_biases()].iter().all(|&p| p == 1.0));
     }
 }

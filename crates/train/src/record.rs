@@ -14,6 +14,18 @@ pub type Record = [u8; MARLIN_SIZE];
 /// Most pieces a record can hold.
 pub const MAX_PIECES: usize = 32;
 
+/// One position as the network reads it: the active features of the side to move and of the
+/// other side, and the output bucket of its piece count.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// The side to move's features.
+    pub stm: &'a [u16],
+    /// The other side's features.
+    pub nstm: &'a [u16],
+    /// The output bucket.
+    pub bucket: usize,
+}
+
 /// One record as training input: the active features of both perspectives and the labels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {
@@ -40,6 +52,15 @@ impl Sample {
     #[must_use]
     pub fn nstm_features(&self) -> &[u16] {
         &self.nstm[..self.len]
+    }
+
+    /// The position as a net of `output_buckets` output buckets reads it: both feature lists
+    /// and the bucket of its piece count.
+    #[must_use]
+    #[inline]
+    pub fn input(&self, output_buckets: usize) -> Input<'_> {
+        let bucket = ferz_nnue::output_bucket(self.len as u32, output_buckets);
+        Input { stm: self.stm_features(), nstm: self.nstm_features(), bucket }
     }
 
     /// The training target: `lambda * result + (1 - lambda) * sigmoid(score / scale)`.

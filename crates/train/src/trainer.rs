@@ -272,10 +272,11 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
         return Err(mismatch("--resume given, but there is no checkpoint to resume".into()));
     }
     let c = Checkpoint::load(checkpoint_path)?;
-    if c.net.layout.hidden != config.net.hidden || c.net.activation != config.net.activation {
+    let (ours, asked) = (c.net.layout, (config.net.hidden, config.net.output_buckets));
+    if (ours.hidden, ours.output_buckets) != asked || c.net.activation != config.net.activation {
         return Err(mismatch(format!(
-            "the checkpoint is a {} {:?} net, the settings ask for {} {:?}",
-            c.net.layout.hidden, c.net.activation, config.net.hidden, config.net.activation
+            "the checkpoint is a {} {:?} net of {} output buckets, the settings ask for {} {:?} of {}",
+            ours.hidden, c.net.activation, ours.output_buckets, asked.0, config.net.activation, asked.1
         )));
     }
     if c.variant != config.data.variant {
@@ -296,11 +297,13 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
 }
 
 /// The weights a fresh run starts from: random, or the net file `net.init` names (widened to
-/// `net.hidden` when that is bigger).
+/// `net.hidden` when that is bigger, its one output layer copied into each of
+/// `net.output_buckets`).
 fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
     let path = &config.net.init;
+    let buckets = config.net.output_buckets;
     if path.as_os_str().is_empty() {
-        return Ok(Network::random(config.net.hidden, config.net.activation, config.data.seed));
+        return Ok(Network::random(config.net.hidden, buckets, config.net.activation, config.data.seed));
     }
     let error = |reason: String| TrainError::Net { path: path.clone(), reason: format!("net.init: {reason}") };
     let quantised = ferz_nnue::format::load(path, Some(crate::export::nnue_variant(config.data.variant)))
@@ -312,7 +315,14 @@ fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
             net.layout.hidden, net.activation, config.net.hidden, config.net.activation
         )));
     }
-    Ok(net.widened(config.net.hidden, config.data.seed))
+    let have = net.layout.output_buckets;
+    if have != buckets && have != 1 {
+        return Err(error(format!(
+            "a net of {have} output buckets, the settings ask for {buckets} (net.output_buckets; one output layer \
+             can be copied into buckets, buckets cannot be merged or split)"
+        )));
+    }
+    Ok(net.with_output_buckets(buckets).widened(config.net.hidden, config.data.seed))
 }
 
 /// Puts the net just written, and where the run stands, into the run record.

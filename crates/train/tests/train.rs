@@ -95,8 +95,20 @@ impl Observer for Watch {
 
 #[test]
 fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
+    tiny_run(1);
+}
+
+#[test]
+fn a_tiny_run_with_output_buckets_lowers_the_validation_loss_and_writes_a_matching_net() {
+    tiny_run(8);
+}
+
+/// A tiny run of a net of `buckets` output buckets, and its net file checked against the
+/// trainer's model.
+fn tiny_run(buckets: usize) {
     let out = tempfile::tempdir().unwrap();
-    let config = config(out.path());
+    let mut config = config(out.path());
+    config.net.output_buckets = buckets;
     let data = chess_data();
     assert!(data.train.len() > 5000 && !data.validation.is_empty(), "{}", data.summary);
     let mut watch = Watch::default();
@@ -116,6 +128,7 @@ fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
     // The file on disk is the trained float model, quantised: the inference crate's integer
     // evaluation and its float forward agree with the trainer's model on held-out positions.
     let net = ferz_nnue::format::load(&outcome.net_path, Some(ferz_nnue::NetVariant::Chess)).unwrap();
+    assert_eq!(net.output_buckets(), buckets);
     let float = outcome.net.to_float();
     let dequantised = ferz_nnue::FloatNetwork::dequantise(&net);
     // Every written parameter is the trained one rounded to its step: 1/QA in the first layer,
@@ -129,17 +142,17 @@ fn a_tiny_run_lowers_the_validation_loss_and_writes_a_matching_net() {
     within_half_a_step(&dequantised.feature_weights, &float.feature_weights, ferz_nnue::QA, "feature weight");
     within_half_a_step(&dequantised.feature_bias, &float.feature_bias, ferz_nnue::QA, "feature bias");
     within_half_a_step(&dequantised.output_weights, &float.output_weights, ferz_nnue::QB, "output weight");
-    within_half_a_step(&[dequantised.output_bias], &[float.output_bias], ferz_nnue::QA * ferz_nnue::QB, "output bias");
+    within_half_a_step(&dequantised.output_bias, &float.output_bias, ferz_nnue::QA * ferz_nnue::QB, "output bias");
     let (mut worst, mut total) = (0.0f32, 0.0f32);
     for record in &data.validation {
         let pos = read_marlin(record).unwrap().position;
         let sample = ferz_train::record::decode(record).unwrap();
-        let ours = outcome.net.evaluate(sample.stm_features(), sample.nstm_features()) * 400.0;
+        let ours = outcome.net.evaluate(sample.input(outcome.net.layout.output_buckets)) * 400.0;
         let reference = ferz_nnue::evaluate_float(&float, &pos);
         assert!((ours - reference).abs() < 1e-2, "float models differ: {ours} vs {reference}");
         let mut acc = ferz_nnue::Accumulator::new(&net);
         acc.refresh(&net, &pos);
-        let quantised = ferz_nnue::evaluate(&net, &acc, pos.turn()) as f32;
+        let quantised = ferz_nnue::evaluate(&net, &acc, &pos) as f32;
         // The integers are the written parameters' float forward up to the integer divisions.
         let written = ferz_nnue::evaluate_float(&dequantised, &pos);
         assert!((quantised - written).abs() <= 2.0, "{}: integer {quantised}, its float {written}", pos.fen());
@@ -223,25 +236,42 @@ fn a_net_fine_tuned_wider_starts_where_the_narrow_one_stands() {
 
     // Fine-tuning the written net at its own size and at twice its size starts from the same
     // validation loss: the widened net computes what the narrow one does.
-    let start_from = |hidden: usize| {
+    let start_from = |hidden: usize, buckets: usize| {
         let dir = tempfile::tempdir().unwrap();
         let mut config = config(dir.path());
         config.train.epochs = 2;
         config.net.hidden = hidden;
+        config.net.output_buckets = buckets;
         config.net.init = narrow.net_path.clone();
         let mut watch = Watch::default();
         let outcome = train(&config, &data, false, &AtomicBool::new(false), &mut watch).unwrap();
         let net = ferz_nnue::format::load(&outcome.net_path, Some(ferz_nnue::NetVariant::Chess)).unwrap();
-        (outcome.initial_validation_loss, watch.epochs.last().unwrap().validation_loss, net.hidden(), dir)
+        let shape = (net.hidden(), net.output_buckets());
+        (outcome.initial_validation_loss, watch.epochs.last().unwrap().validation_loss, shape, dir)
     };
-    let (same_start, _, same_hidden, _same) = start_from(16);
-    let (wide_start, wide_end, wide_hidden, _wide) = start_from(32);
-    assert_eq!((same_hidden, wide_hidden), (16, 32));
+    let (same_start, _, same_shape, _same) = start_from(16, 1);
+    let (wide_start, wide_end, wide_shape, _wide) = start_from(32, 1);
+    assert_eq!((same_shape, wide_shape), ((16, 1), (32, 1)));
     assert!(
         (same_start - wide_start).abs() < 1e-9,
         "the widened net starts at {wide_start}, the narrow at {same_start}"
     );
     assert!(wide_end < wide_start, "the widened net did not learn: {wide_start} -> {wide_end}");
+    // Given output buckets (and widened too), every bucket starts as the one output layer.
+    let (bucketed_start, bucketed_end, bucketed_shape, bucketed_dir) = start_from(32, 8);
+    assert_eq!(bucketed_shape, (32, 8));
+    assert!(
+        (same_start - bucketed_start).abs() < 1e-6,
+        "the bucketed net starts at {bucketed_start}, the one-bucket net at {same_start}"
+    );
+    assert!(bucketed_end < bucketed_start, "the bucketed net did not learn: {bucketed_start} -> {bucketed_end}");
+    // Buckets are not merged: a bucketed net cannot fine-tune into one output layer.
+    let dir = tempfile::tempdir().unwrap();
+    let mut merged = config(dir.path());
+    merged.net.hidden = 32;
+    merged.net.init = bucketed_dir.path().join(ferz_train::trainer::NET_FILE);
+    let err = train(&merged, &data, false, &AtomicBool::new(false), &mut Watch::default()).unwrap_err();
+    assert!(err.to_string().contains("8 output buckets"), "{err}");
 
     // A net does not shrink: a smaller `net.hidden` than the init net's is refused.
     let dir = tempfile::tempdir().unwrap();

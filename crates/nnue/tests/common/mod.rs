@@ -45,16 +45,23 @@ pub fn random_game(start: Position, max_plies: usize, rng: &mut SplitMix64) -> V
     game
 }
 
-/// A random integer net over the full i16 range of feature weights, so accumulators wrap:
-/// for checking that kernels agree bit for bit, not for realistic scores.
-pub fn random_extreme_net(variant: NetVariant, activation: Activation, hidden: usize, seed: u64) -> Network {
+/// A random integer net of `buckets` output buckets over the full i16 range of feature
+/// weights, so accumulators wrap: for checking that kernels agree bit for bit, not for
+/// realistic scores.
+pub fn random_extreme_net(
+    variant: NetVariant,
+    activation: Activation,
+    hidden: usize,
+    buckets: usize,
+    seed: u64,
+) -> Network {
     let mut rng = SplitMix64::new(seed);
     let mut i16s = |count: usize, bound: i64| -> Vec<i16> {
         (0..count).map(|_| (rng.below(2 * bound as u64 + 1) as i64 - bound) as i16).collect()
     };
     let fw = i16s(INPUTS * hidden, 32767);
     let fb = i16s(hidden, 32767);
-    let ow = i16s(2 * hidden, if activation == Activation::SCReLU { 128 } else { 32767 });
-    let bias = (rng.next_u64() as i32) / 4;
-    Network::from_parts(variant, activation, hidden, &fw, &fb, &ow, bias).expect("valid sizes")
+    let ow = i16s(2 * hidden * buckets, if activation == Activation::SCReLU { 128 } else { 32767 });
+    let biases: Vec<i32> = (0..buckets).map(|_| (rng.next_u64() as i32) / 4).collect();
+    Network::from_parts(variant, activation, hidden, &fw, &fb, &ow, &biases).expect("valid sizes")
 }

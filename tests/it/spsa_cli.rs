@@ -72,11 +72,15 @@ fn spsa_moves_a_fake_engine_toward_its_optimum() {
     let status = run_ferz(&["spsa", "status", run.to_str().unwrap()]);
     let status = String::from_utf8_lossy(&status.stdout).into_owned();
     assert!(status.contains("60 of 60 iterations, 480 games"), "{status}");
+    let changed = [end.0, end.1].iter().filter(|v| v.round() != 0.0).count();
+    assert!(status.contains(&format!("result.params changes {changed} of 2 parameters")), "{status}");
     let moved = |name: &str| -> f64 {
         let line = status.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}: {status}"));
         line.split_whitespace().nth(3).unwrap().parse().unwrap()
     };
     assert!((moved("Alpha") - end.0).abs() <= 0.01 && (moved("Beta") - end.1).abs() <= 0.01, "{end:?} {status}");
+    let result_column = |name: &str| status.lines().find(|l| l.starts_with(name)).unwrap().split_whitespace().nth(5);
+    assert_eq!(result_column("Alpha"), Some(format!("{}", end.0.round())).as_deref(), "{status}");
     let furthest = if end.0.abs() >= end.1.abs() { "Alpha" } else { "Beta" };
     let first_row = status.lines().skip_while(|l| !l.starts_with("parameter")).nth(1).unwrap();
     assert!(first_row.starts_with(furthest), "{status}");

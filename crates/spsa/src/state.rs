@@ -126,9 +126,10 @@ impl State {
         csv
     }
 
-    /// Where the run stands, for `ferz spsa status`: the iterations and games played, then one
-    /// line per parameter (start, now, the move so far in units of its `c_end`), those that
-    /// moved furthest first.
+    /// Where the run stands, for `ferz spsa status`: the iterations and games played, how many
+    /// parameters the result changes as the engine reads them (integers rounded), then one line
+    /// per parameter (start, now, the move so far in units of its `c_end`, the result's value),
+    /// those that moved furthest first.
     #[must_use]
     pub fn status(&self) -> String {
         let done = self.iterations.len();
@@ -150,24 +151,34 @@ impl State {
             );
         }
         let theta = self.theta();
+        // A move that rounds away leaves the engine as it was: an SPRT of such a result tests
+        // only the parameters that did change.
+        let changed =
+            self.params.iter().zip(&theta).filter(|(p, now)| p.option_value(**now) != p.option_value(p.start)).count();
+        let _ = writeln!(
+            text,
+            "result.params changes {changed} of {} parameters from their start (as the engine reads them)",
+            self.params.len()
+        );
         let mut rows: Vec<(&SpsaParam, f64)> = self.params.iter().zip(theta).collect();
         rows.sort_by(|(a, x), (b, y)| ((y - b.start) / b.c_end).abs().total_cmp(&((x - a.start) / a.c_end).abs()));
         let width = self.params.iter().map(|p| p.name.len()).max().unwrap_or(0).max("parameter".len());
         let _ = writeln!(
             text,
-            "{:width$}  {:>9}  {:>9}  {:>9}  {:>8}  range",
-            "parameter", "start", "now", "moved", "÷ c_end"
+            "{:width$}  {:>9}  {:>9}  {:>9}  {:>8}  {:>9}  range",
+            "parameter", "start", "now", "moved", "÷ c_end", "result"
         );
         for (p, now) in rows {
             let moved = now - p.start;
             let _ = writeln!(
                 text,
-                "{:width$}  {:>9}  {:>9.2}  {:>+9.2}  {:>+8.2}  {}..{}",
+                "{:width$}  {:>9}  {:>9.2}  {:>+9.2}  {:>+8.2}  {:>9}  {}..{}",
                 p.name,
                 p.option_value(p.start),
                 now,
                 moved,
                 moved / p.c_end,
+                p.option_value(now),
                 p.min,
                 p.max
             );

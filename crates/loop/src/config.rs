@@ -263,7 +263,12 @@ impl LoopConfig {
         at_least("selfplay.hash_mb", s.hash_mb, 1, "use at least 1 MiB")?;
         ferz_selfplay::config::check_search_params("selfplay.params", &s.params)?;
         in_range("train.hidden", t.hidden, 1..=4096, "use 1 to 4096 (the net file's limit)")?;
-        in_range("train.output_buckets", t.output_buckets, 1..=8, "use 1 to 8 (the net file's limit)")?;
+        in_range(
+            "train.output_buckets",
+            t.output_buckets,
+            1..=ferz_nnue::MAX_OUTPUT_BUCKETS,
+            "use 1 to 8 (the net file's limit)",
+        )?;
         at_least("train.epochs", t.epochs, 1, "train at least one epoch")?;
         in_range("train.lambda", t.lambda, 0.0..=1.0, "use a weight from 0 to 1")?;
         check(t.lr > 0.0 && t.lr.is_finite(), "train.lr", t.lr, "use a positive learning rate")?;
@@ -360,5 +365,18 @@ mod tests {
         config.selfplay.chess = 0;
         config.selfplay.chess960 = 0;
         assert_eq!(config.validate().unwrap_err().key, "selfplay.chess");
+        let mut config = LoopConfig::default();
+        config.train.output_buckets = 9;
+        assert_eq!(config.validate().unwrap_err().key, "train.output_buckets");
+    }
+
+    /// A recipe keeps `train.output_buckets` only when the net has several, so that the recipes
+    /// in ledgers written before buckets existed compare equal to today's.
+    #[test]
+    fn one_output_bucket_is_left_out_of_the_recipe() {
+        let mut train = TrainSettings::default();
+        assert!(!serde_json::to_string(&train).unwrap().contains("output_buckets"));
+        train.output_buckets = 8;
+        assert!(serde_json::to_string(&train).unwrap().contains("\"output_buckets\":8"));
     }
 }

@@ -4,9 +4,11 @@
 use ferz_nnue::{Activation, FloatNetwork, NetVariant, format};
 use ferz_tests::{TempDir, UciProcess, run_ferz};
 
-/// Writes a random net (hidden size 32) for `variant` into `dir`.
+/// Writes a random net (hidden size 32) for `variant` into `dir`: the Shatranj one with eight
+/// output buckets, so that the binary's searches also go through the bucket choice.
 fn write_net(dir: &TempDir, name: &str, variant: NetVariant) -> String {
-    let net = FloatNetwork::random(Activation::SCReLU, 32, 1, 5).quantise(variant).unwrap();
+    let buckets = if variant == NetVariant::Shatranj { 8 } else { 1 };
+    let net = FloatNetwork::random(Activation::SCReLU, 32, buckets, 5).quantise(variant).unwrap();
     let path = dir.path().join(name);
     format::save(&net, &path).unwrap();
     path.display().to_string()
@@ -54,6 +56,8 @@ fn uci_options_load_nets_and_refuse_bad_files() {
 
     // Searching with the net, in both variants, still ends in one legal bestmove.
     engine.send(&format!("setoption name EvalFileShatranj value {shatranj}"));
+    let info = info_strings(&mut engine);
+    assert!(info.iter().any(|l| l.contains("using shatranj net") && l.contains("8 output buckets")), "{info:?}");
     engine.send("setoption name UseNNUE value true");
     engine.send("position startpos moves e2e4");
     engine.send("go depth 6");

@@ -80,14 +80,14 @@ impl Checkpoint {
     /// Parses a checkpoint; the error says what is wrong.
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, String> {
         let bucket_byte = match bytes.get(..8) {
-            Some(magic) if magic == MAGIC => 0,
-            Some(magic) if magic == MAGIC_BUCKETS => 1,
-            _ => return Err("not a ferz training checkpoint (bad magic or too short)".into()),
+            Some(magic) if magic == MAGIC => Some(0),
+            Some(magic) if magic == MAGIC_BUCKETS => Some(1),
+            _ => None,
+        };
+        let Some(bucket_byte) = bucket_byte.filter(|b| bytes.len() >= HEADER + b + 4) else {
+            return Err("not a ferz training checkpoint (bad magic or too short)".into());
         };
         let header = HEADER + bucket_byte;
-        if bytes.len() < header + 4 {
-            return Err("not a ferz training checkpoint (bad magic or too short)".into());
-        }
         let (body, crc) = bytes.split_at(bytes.len() - 4);
         if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
             return Err("checksum mismatch: the file is damaged".into());

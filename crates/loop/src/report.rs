@@ -174,11 +174,18 @@ fn recipe_changes(ledger: &Ledger) -> Vec<String> {
 
 /// The settings that differ between two recipes, as `key = now (was before)`.
 fn changed_settings(was: &Recipe, now: &Recipe) -> Vec<String> {
-    let json = |recipe: &Recipe| serde_json::to_value(recipe).expect("recipes serialise");
-    ferz_dataset::manifest::differences(&json(was), &json(now), "")
+    ferz_dataset::manifest::differences(&spelled_out(was), &spelled_out(now), "")
         .into_iter()
         .map(|(key, was, now)| format!("{key} = {now} (was {was})"))
         .collect()
+}
+
+/// A recipe as JSON with the settings that its record leaves out at their defaults (so that old
+/// ledgers read as written) spelled out, so that a change shows both values.
+fn spelled_out(recipe: &Recipe) -> serde_json::Value {
+    let mut json = serde_json::to_value(recipe).expect("recipes serialise");
+    json["train"]["output_buckets"] = recipe.train.output_buckets.into();
+    json
 }
 
 fn summary_line(ledger: &Ledger) -> String {
@@ -448,4 +455,24 @@ fn time_plot(ledger: &Ledger) -> String {
         }
         Ok(true)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setting_left_out_of_the_record_at_its_default_shows_its_value_when_changed() {
+        use crate::config::{GateSettings, SelfplaySettings, TrainSettings};
+        let was = Recipe {
+            selfplay: SelfplaySettings::default(),
+            train: TrainSettings::default(),
+            gate: GateSettings::default(),
+        };
+        let mut now = was.clone();
+        assert!(changed_settings(&was, &now).is_empty());
+        now.train.output_buckets = 8;
+        now.train.hidden = 512;
+        assert_eq!(changed_settings(&was, &now), ["train.hidden = 512 (was 256)", "train.output_buckets = 8 (was 1)"]);
+    }
 }

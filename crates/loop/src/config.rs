@@ -171,7 +171,8 @@ pub struct TrainSettings {
     /// Hidden neurons per perspective.
     pub hidden: usize,
     /// Output layers, one per bucket of piece counts. Left out of the recipe when 1, so that
-    /// the recipes of earlier generations read as they were written.
+    /// the recipes of earlier generations read as they were written ([`Recipe::spelled_out`]
+    /// writes it in).
     #[serde(skip_serializing_if = "ferz_train::config::is_one_bucket")]
     pub output_buckets: usize,
     /// Epochs.
@@ -346,6 +347,19 @@ pub struct Recipe {
     pub train: TrainSettings,
     /// `[gate]`.
     pub gate: GateSettings,
+}
+
+impl Recipe {
+    /// The recipe as JSON with the settings its record leaves out at their defaults (see the
+    /// `skip_serializing_if` attributes above) written in, so that a comparison of two recipes
+    /// shows both values of such a setting. The search parameters stay left out when empty:
+    /// a record without them predates them.
+    #[must_use]
+    pub fn spelled_out(&self) -> serde_json::Value {
+        let mut json = serde_json::to_value(self).expect("recipes serialise");
+        json["train"]["output_buckets"] = self.train.output_buckets.into();
+        json
+    }
 }
 
 #[cfg(test)]

@@ -174,18 +174,10 @@ fn recipe_changes(ledger: &Ledger) -> Vec<String> {
 
 /// The settings that differ between two recipes, as `key = now (was before)`.
 fn changed_settings(was: &Recipe, now: &Recipe) -> Vec<String> {
-    ferz_dataset::manifest::differences(&spelled_out(was), &spelled_out(now), "")
+    ferz_dataset::manifest::differences(&was.spelled_out(), &now.spelled_out(), "")
         .into_iter()
         .map(|(key, was, now)| format!("{key} = {now} (was {was})"))
         .collect()
-}
-
-/// A recipe as JSON with the settings that its record leaves out at their defaults (so that old
-/// ledgers read as written) spelled out, so that a change shows both values.
-fn spelled_out(recipe: &Recipe) -> serde_json::Value {
-    let mut json = serde_json::to_value(recipe).expect("recipes serialise");
-    json["train"]["output_buckets"] = recipe.train.output_buckets.into();
-    json
 }
 
 fn summary_line(ledger: &Ledger) -> String {

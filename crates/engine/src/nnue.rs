@@ -2,17 +2,15 @@
 //! the per-thread accumulator stack the search keeps in step with its moves ([`NnueStack`]).
 //!
 //! The search copies positions instead of undoing moves, so the stack is indexed by ply: making
-//! a move from ply `p` records the move's feature changes for ply `p + 1`, and returning from the
-//! child needs nothing, since the next move at ply `p` overwrites the entry. The accumulator of
-//! the new ply is computed at once from its parent's (see `LAZY` for the lazy alternative, which
-//! applies pending changes only when a node asks for its evaluation).
+//! a move from ply `p` computes the accumulator of ply `p + 1` from its parent's, and returning
+//! from the child needs nothing, since the next move at ply `p` overwrites the entry.
 
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
 use ferz_chess::{Color, Move, Position, Variant};
 pub use ferz_nnue::NetVariant;
-use ferz_nnue::features::{FeatureDelta, move_delta};
+use ferz_nnue::features::move_delta;
 pub use ferz_nnue::format::LoadError;
 use ferz_nnue::{Accumulator, Network, embedded, format};
 
@@ -136,21 +134,15 @@ fn uses_net(use_nnue: Option<bool>, on_by_default: bool, from_file: bool) -> boo
     use_nnue.unwrap_or(on_by_default || from_file)
 }
 
-/// Whether accumulators are brought up to date only when a node evaluates (`true`) or as soon
-/// as a move is made (`false`). Eager measured 1-6% faster in `bench` CPU time (docs/nnue.md):
-/// nearly every node evaluates, and the update right after the move finds the parent's
-/// accumulator still in cache. Both give the same scores and node counts.
-const LAZY: bool = false;
-
 /// One search thread's accumulators, indexed by ply.
+///
+/// Each is computed as soon as its move is made: nearly every node evaluates, and the update
+/// right after the move finds the parent's accumulator still in cache (measured 1-6% faster in
+/// `bench` CPU time than updating lazily when a node asks for its evaluation, docs/nnue.md).
 #[derive(Debug, Default)]
 pub struct NnueStack {
     net: Option<Arc<Network>>,
     accumulators: Vec<Accumulator>,
-    /// The feature changes from ply `p - 1` to ply `p`.
-    deltas: Vec<FeatureDelta>,
-    /// Whether `accumulators[p]` is up to date.
-    computed: Vec<bool>,
 }
 
 impl NnueStack {
@@ -163,23 +155,17 @@ impl NnueStack {
         let plies = MAX_PLY + 8;
         if self.accumulators.len() != plies || !self.accumulators[0].fits(&net) {
             self.accumulators = (0..plies).map(|_| Accumulator::new(&net)).collect();
-            self.deltas = vec![FeatureDelta::default(); plies];
-            self.computed = vec![false; plies];
         }
         self.accumulators[0].refresh(&net, root);
-        self.computed[0] = true;
         self.net = Some(net);
     }
 
-    /// Records that `mv`, made in `pos` at `ply`, leads to the position at `ply + 1`.
+    /// Records that `mv`, made in `pos` at `ply`, leads to `child`, the position at `ply + 1`.
     #[inline]
-    pub fn push(&mut self, ply: usize, pos: &Position, mv: Move) {
-        if self.net.is_some() {
-            self.deltas[ply + 1] = move_delta(pos, mv);
-            self.computed[ply + 1] = false;
-            if !LAZY {
-                self.bring_up_to_date(ply + 1);
-            }
+    pub fn push(&mut self, ply: usize, pos: &Position, mv: Move, child: &Position) {
+        if let Some(net) = &self.net {
+            let (before, after) = self.accumulators.split_at_mut(ply + 1);
+            after[0].update_from(net, &before[ply], &move_delta(pos, mv), child);
         }
     }
 
@@ -187,26 +173,8 @@ impl NnueStack {
     #[inline]
     pub fn push_null(&mut self, ply: usize) {
         if self.net.is_some() {
-            self.deltas[ply + 1] = FeatureDelta::default();
-            self.computed[ply + 1] = false;
-            if !LAZY {
-                self.bring_up_to_date(ply + 1);
-            }
-        }
-    }
-
-    /// Applies the pending changes from the deepest computed ancestor of `ply` down to it.
-    fn bring_up_to_date(&mut self, ply: usize) {
-        let Some(net) = &self.net else { return };
-        let mut first = ply;
-        while !self.computed[first] {
-            // Ply 0 is always computed.
-            first -= 1;
-        }
-        for p in first + 1..=ply {
-            let (before, after) = self.accumulators.split_at_mut(p);
-            after[0].update_from(net, &before[p - 1], &self.deltas[p]);
-            self.computed[p] = true;
+            let (before, after) = self.accumulators.split_at_mut(ply + 1);
+            after[0].clone_from(&before[ply]);
         }
     }
 
@@ -223,7 +191,6 @@ impl NnueStack {
         if board.by_color(Color::White).count() == 1 || board.by_color(Color::Black).count() == 1 {
             return None;
         }
-        self.bring_up_to_date(ply);
         let net = self.net.as_ref()?;
         let score = ferz_nnue::evaluate(net, &self.accumulators[ply], pos);
         Some(score.clamp(-EVAL_LIMIT, EVAL_LIMIT))

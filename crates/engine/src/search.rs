@@ -312,7 +312,7 @@ impl Worker {
         let to = if mv.is_castle() { pos.castling_side(mv.to()).destinations(pos.turn()).0 } else { mv.to() };
         self.frames[ply].moved = Some(PieceTo { piece: piece_index(piece), to });
         self.keys.push(child.key());
-        self.nnue.push(ply, pos, mv);
+        self.nnue.push(ply, pos, mv, child);
     }
 
     #[inline]
@@ -814,7 +814,7 @@ impl Worker {
             child.play_unchecked(mv);
             shared.tt.prefetch(child.key());
             self.keys.push(child.key());
-            self.nnue.push(ply, pos, mv);
+            self.nnue.push(ply, pos, mv, &child);
             let score = -self.quiescence::<PV>(&child, -beta, -alpha, ply + 1, shared);
             self.keys.pop();
             if self.stopped {

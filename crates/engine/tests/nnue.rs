@@ -7,11 +7,16 @@ use std::sync::Arc;
 use ferz_chess::{Game, Position, SplitMix64, Variant};
 use ferz_engine::nnue::{NetVariant, NnueStack};
 use ferz_engine::{Engine, EngineOptions, Nets, SearchLimits, Signals};
-use ferz_nnue::{Accumulator, Activation, FloatNetwork, Network};
+use ferz_nnue::{Accumulator, Activation, FloatNetwork, InputLayout, Network};
 
 /// A random net of eight output buckets, so that every score also checks the bucket choice.
 fn random_net(variant: NetVariant, hidden: usize) -> Arc<Network> {
-    Arc::new(FloatNetwork::random(Activation::SCReLU, hidden, 8, 3).quantise(variant).unwrap())
+    random_net_with(InputLayout::Plain, variant, hidden)
+}
+
+/// [`random_net`] with the input layout `inputs`.
+fn random_net_with(inputs: InputLayout, variant: NetVariant, hidden: usize) -> Arc<Network> {
+    Arc::new(FloatNetwork::random_with_inputs(inputs, Activation::SCReLU, hidden, 8, 3).quantise(variant).unwrap())
 }
 
 fn fresh_eval(net: &Network, pos: &Position) -> i32 {
@@ -22,15 +27,19 @@ fn fresh_eval(net: &Network, pos: &Position) -> i32 {
 
 /// Walks random lines down and back up the stack the way the search does (push at ply, evaluate
 /// some nodes, skip others, null moves, return to a shallower ply and take another move), and
-/// compares every evaluation with a refresh of the same position.
+/// compares every evaluation with a refresh of the same position, for nets whose inputs do and
+/// do not depend on the king.
 #[test]
 fn stack_matches_refresh_along_search_like_paths() {
-    for (variant, net_variant) in [
-        (Variant::Chess, NetVariant::Chess),
-        (Variant::Chess960, NetVariant::Chess),
-        (Variant::Shatranj, NetVariant::Shatranj),
+    for (variant, net_variant, inputs) in [
+        (Variant::Chess, NetVariant::Chess, InputLayout::Plain),
+        (Variant::Chess960, NetVariant::Chess, InputLayout::Plain),
+        (Variant::Shatranj, NetVariant::Shatranj, InputLayout::Plain),
+        (Variant::Chess, NetVariant::Chess, InputLayout::King4),
+        (Variant::Chess960, NetVariant::Chess, InputLayout::Mirrored),
+        (Variant::Shatranj, NetVariant::Shatranj, InputLayout::King4),
     ] {
-        let net = random_net(net_variant, 48);
+        let net = random_net_with(inputs, net_variant, 48);
         let mut rng = SplitMix64::new(17);
         let mut checked = 0;
         for _ in 0..30 {
@@ -62,7 +71,7 @@ fn stack_matches_refresh_along_search_like_paths() {
                 } else {
                     let m = moves[rng.index(moves.len())];
                     child.play_unchecked(m);
-                    stack.push(ply, &pos, m);
+                    stack.push(ply, &pos, m, &child);
                 }
                 path.push(child);
                 // Only some nodes evaluate (others end on a table hit), which leaves gaps.

@@ -3,12 +3,13 @@
 use arrayvec::ArrayVec;
 use ferz_chess::{Color, Position};
 
-use crate::features::{self, FeatureDelta};
+use crate::features::{self, FeatureDelta, KingView};
 use crate::simd;
 use crate::{Lane, Network};
 
 /// The accumulators of both perspectives: `feature_bias + Σ` the weight columns of the active
-/// features, in i16 (wrapping).
+/// features, in i16 (wrapping), with the [`KingView`] each perspective's features were taken
+/// through.
 ///
 /// Built for one [`Network`]'s hidden size; using it with a net of another size panics.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,13 +17,19 @@ pub struct Accumulator {
     /// White's lanes, then black's.
     values: Box<[Lane]>,
     lanes: usize,
+    /// White's view, then black's.
+    views: [KingView; 2],
 }
 
 impl Accumulator {
     /// A zeroed accumulator for `net` (call [`Accumulator::refresh`] before evaluating).
     #[must_use]
     pub fn new(net: &Network) -> Accumulator {
-        Accumulator { values: vec![Lane::default(); 2 * net.lanes()].into_boxed_slice(), lanes: net.lanes() }
+        Accumulator {
+            values: vec![Lane::default(); 2 * net.lanes()].into_boxed_slice(),
+            lanes: net.lanes(),
+            views: [KingView::PLAIN; 2],
+        }
     }
 
     /// Whether this accumulator fits `net`'s hidden size.
@@ -39,34 +46,50 @@ impl Accumulator {
         &self.values[start..start + self.lanes]
     }
 
-    fn halves_mut(&mut self) -> (&mut [Lane], &mut [Lane]) {
-        self.values.split_at_mut(self.lanes)
+    fn perspective_mut(&mut self, perspective: Color) -> &mut [Lane] {
+        let start = perspective.index() * self.lanes;
+        &mut self.values[start..start + self.lanes]
     }
 
     /// Recomputes both perspectives from scratch for `pos`.
     pub fn refresh(&mut self, net: &Network, pos: &Position) {
         assert!(self.fits(net), "accumulator of {} lanes used with a net of {}", self.lanes, net.lanes());
-        let bias = net.feature_bias_lanes();
-        let (white, black) = self.halves_mut();
-        for (perspective, out) in [(Color::White, white), (Color::Black, black)] {
-            // A legal position has at most 32 pieces.
-            let columns: ArrayVec<&[Lane], 32> =
-                features::active(pos, perspective).map(|f| net.feature_column(f)).collect();
-            simd::update(out, bias, &columns, &[]);
+        for perspective in Color::ALL {
+            self.refresh_perspective(net, pos, perspective);
         }
     }
 
-    /// Sets `self` to `prev` changed by `delta` (the features of a move played after `prev`'s
-    /// position), in one pass over memory.
-    pub fn update_from(&mut self, net: &Network, prev: &Accumulator, delta: &FeatureDelta) {
-        assert!(self.fits(net) && prev.fits(net), "accumulator size does not match the net");
-        simd::update_delta(&mut self.values, &prev.values, net, delta);
+    fn refresh_perspective(&mut self, net: &Network, pos: &Position, perspective: Color) {
+        // A legal position has at most 32 pieces.
+        let columns: ArrayVec<&[Lane], 32> =
+            features::active(net.inputs(), pos, perspective).map(|f| net.feature_column(f)).collect();
+        self.views[perspective.index()] = net.inputs().view_of(pos.board(), perspective);
+        simd::update(self.perspective_mut(perspective), net.feature_bias_lanes(), &columns, &[]);
     }
 
-    /// Applies `delta` in place (through a copy of the old values; a search keeps a stack and
-    /// uses [`Accumulator::update_from`] instead).
-    pub fn apply(&mut self, net: &Network, delta: &FeatureDelta) {
+    /// Sets `self` to `prev` changed by `delta`, the features of the move that leads from
+    /// `prev`'s position to `child`, in one pass over memory. A perspective whose king moved
+    /// into another king bucket or across the mirror line sees every piece anew: it is
+    /// recomputed from `child`.
+    pub fn update_from(&mut self, net: &Network, prev: &Accumulator, delta: &FeatureDelta, child: &Position) {
+        assert!(self.fits(net) && prev.fits(net), "accumulator size does not match the net");
+        for perspective in Color::ALL {
+            let view = net.inputs().view_of(child.board(), perspective);
+            if view == prev.views[perspective.index()] {
+                let start = perspective.index() * self.lanes;
+                let out = &mut self.values[start..start + self.lanes];
+                simd::update_delta(out, prev.perspective(perspective), net, delta, perspective, view);
+                self.views[perspective.index()] = view;
+            } else {
+                self.refresh_perspective(net, child, perspective);
+            }
+        }
+    }
+
+    /// Applies `delta`, the features of the move that leads to `child`, in place (through a copy
+    /// of the old values; a search keeps a stack and uses [`Accumulator::update_from`] instead).
+    pub fn apply(&mut self, net: &Network, delta: &FeatureDelta, child: &Position) {
         let prev = self.clone();
-        self.update_from(net, &prev, delta);
+        self.update_from(net, &prev, delta, child);
     }
 }

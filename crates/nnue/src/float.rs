@@ -3,17 +3,19 @@
 
 use ferz_chess::{Position, SplitMix64};
 
-use crate::features;
-use crate::{Activation, INPUTS, NetVariant, Network, NetworkError, QA, QB, SCALE, output_bucket};
+use crate::features::{self, InputLayout};
+use crate::{Activation, NetVariant, Network, NetworkError, QA, QB, SCALE, output_bucket};
 
 /// A network with f32 parameters, in the file format's layout.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNetwork {
     /// The hidden activation.
     pub activation: Activation,
+    /// How the inputs depend on each perspective's king.
+    pub inputs: InputLayout,
     /// The hidden size N.
     pub hidden: usize,
-    /// `768 × N`, feature-major: feature `f`'s weights are `[f * N .. (f + 1) * N]`.
+    /// `inputs.inputs() × N`, feature-major: feature `f`'s weights are `[f * N .. (f + 1) * N]`.
     pub feature_weights: Vec<f32>,
     /// `N` values.
     pub feature_bias: Vec<f32>,
@@ -37,12 +39,24 @@ impl FloatNetwork {
     /// benchmarks of the machinery, not for play.
     #[must_use]
     pub fn random(activation: Activation, hidden: usize, buckets: usize, seed: u64) -> FloatNetwork {
+        FloatNetwork::random_with_inputs(InputLayout::Plain, activation, hidden, buckets, seed)
+    }
+
+    /// [`FloatNetwork::random`] with the input layout `inputs`.
+    #[must_use]
+    pub fn random_with_inputs(
+        inputs: InputLayout,
+        activation: Activation,
+        hidden: usize,
+        buckets: usize,
+        seed: u64,
+    ) -> FloatNetwork {
         let mut rng = SplitMix64::new(seed);
-        let feature_weights = (0..INPUTS * hidden).map(|_| uniform(&mut rng, 0.25)).collect();
+        let feature_weights = (0..inputs.inputs() * hidden).map(|_| uniform(&mut rng, 0.25)).collect();
         let feature_bias = (0..hidden).map(|_| uniform(&mut rng, 0.5)).collect();
         let output_weights = (0..2 * hidden * buckets).map(|_| uniform(&mut rng, 0.5)).collect();
         let output_bias = (0..buckets).map(|_| uniform(&mut rng, 0.5)).collect();
-        FloatNetwork { activation, hidden, feature_weights, feature_bias, output_weights, output_bias }
+        FloatNetwork { activation, inputs, hidden, feature_weights, feature_bias, output_weights, output_bias }
     }
 
     /// The number of output buckets.
@@ -58,6 +72,7 @@ impl FloatNetwork {
         let scaled = |values: Vec<i16>, scale: i32| values.into_iter().map(|v| f32::from(v) / scale as f32).collect();
         FloatNetwork {
             activation: net.activation(),
+            inputs: net.inputs(),
             hidden: net.hidden(),
             feature_weights: scaled(net.feature_weights(), QA),
             feature_bias: scaled(net.feature_bias(), QA),
@@ -128,6 +143,7 @@ impl FloatNetwork {
         Network::from_parts(
             variant,
             self.activation,
+            self.inputs,
             self.hidden,
             &to_i16("feature weights", &self.feature_weights, QA)?,
             &to_i16("feature bias", &self.feature_bias, QA)?,
@@ -141,8 +157,8 @@ impl FloatNetwork {
 /// the output bucket of `pos`'s piece count).
 #[must_use]
 pub fn evaluate_float(net: &FloatNetwork, pos: &Position) -> f32 {
-    let stm: Vec<usize> = features::active(pos, pos.turn()).collect();
-    let nstm: Vec<usize> = features::active(pos, !pos.turn()).collect();
+    let stm: Vec<usize> = features::active(net.inputs, pos, pos.turn()).collect();
+    let nstm: Vec<usize> = features::active(net.inputs, pos, !pos.turn()).collect();
     let bucket = output_bucket(pos.board().occupied().count(), net.output_buckets());
     net.forward(&stm, &nstm, bucket) * SCALE as f32
 }

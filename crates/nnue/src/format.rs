@@ -11,26 +11,28 @@
 //! 18     2     QB u16 (64)
 //! 20     2     SCALE u16 (400)
 //! 22     1     output buckets B minus one u8 (0..=7; 0: one output layer)
-//! 23     9     reserved, zero
-//! 32     ...   feature weights i16[768 * N], feature-major
+//! 23     1     input layout u8: 0 = plain, 1 = mirrored, 2 = four king buckets (K = 1, 1, 4)
+//! 24     8     reserved, zero
+//! 32     ...   feature weights i16[K * 768 * N], feature-major
 //!        ...   feature bias i16[N]
 //!        ...   output weights i16[B * 2 * N], bucket after bucket (side to move first)
 //!        ...   output biases i32[B]
 //! end-4  4     CRC-32 (IEEE) of every byte before it
 //! ```
 //!
-//! A net of one output bucket is byte for byte the file written before buckets existed (its
-//! byte 22 was reserved and zero).
+//! A net of one output bucket and plain inputs is byte for byte the file written before buckets
+//! and layouts existed (its bytes 22 and 23 were reserved and zero).
 //!
-//! A reader checks, in this order, the magic, the version, the size the header's hidden size
-//! and output buckets imply, the checksum, the other header fields and finally the variant the
-//! caller expects, and says which is wrong.
+//! A reader checks, in this order, the magic, the version, the size the header's hidden size,
+//! output buckets and input layout imply, the checksum, the other header fields and finally the
+//! variant the caller expects, and says which is wrong.
 
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::{Activation, INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, NetVariant, Network, NetworkError, QA, QB, SCALE};
+use crate::features::InputLayout;
+use crate::{Activation, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, NetVariant, Network, NetworkError, QA, QB, SCALE};
 
 /// The first eight bytes of every net file.
 pub const MAGIC: [u8; 8] = *b"FERZNNUE";
@@ -39,16 +41,17 @@ pub const VERSION: u32 = 1;
 /// Bytes before the parameters.
 pub const HEADER_LEN: usize = 32;
 
-/// The size in bytes of a version-1 file with hidden size `hidden` and `buckets` output buckets.
+/// The size in bytes of a version-1 file with input layout `inputs`, hidden size `hidden` and
+/// `buckets` output buckets.
 #[must_use]
-pub const fn file_size(hidden: usize, buckets: usize) -> usize {
-    HEADER_LEN + 2 * INPUTS * hidden + 2 * hidden + buckets * (4 * hidden + 4) + 4
+pub const fn file_size(inputs: InputLayout, hidden: usize, buckets: usize) -> usize {
+    HEADER_LEN + 2 * inputs.inputs() * hidden + 2 * hidden + buckets * (4 * hidden + 4) + 4
 }
 
-/// The largest file this format can describe: a net of hidden size [`MAX_HIDDEN`] and
-/// [`MAX_OUTPUT_BUCKETS`] (about 6.4 MB). Reading stops past it, so a path like `/dev/zero` is
+/// The largest file this format can describe: four king buckets, hidden size [`MAX_HIDDEN`] and
+/// [`MAX_OUTPUT_BUCKETS`] (about 25 MB). Reading stops past it, so a path like `/dev/zero` is
 /// refused at once.
-pub const MAX_FILE_SIZE: usize = file_size(MAX_HIDDEN, MAX_OUTPUT_BUCKETS);
+pub const MAX_FILE_SIZE: usize = file_size(InputLayout::King4, MAX_HIDDEN, MAX_OUTPUT_BUCKETS);
 
 /// What is wrong with a net file's content.
 #[derive(Debug, thiserror::Error)]
@@ -89,8 +92,11 @@ pub enum FormatError {
         /// The bucket count in the file (its byte plus one).
         found: usize,
     },
-    /// The file is not as long as its hidden size and output buckets imply.
-    #[error("the file is {actual} bytes, but a net of hidden size {hidden} and {buckets} output bucket{} is {expected} bytes ({})",
+    /// An unknown input layout code.
+    #[error("unknown input layout code {0} in the header (0 = plain, 1 = mirrored, 2 = four king buckets)")]
+    UnknownInputLayout(u8),
+    /// The file is not as long as its hidden size, output buckets and input layout imply.
+    #[error("the file is {actual} bytes, but a {inputs} net of hidden size {hidden} and {buckets} output bucket{} is {expected} bytes ({})",
         if *buckets == 1 { "" } else { "s" }, if actual < expected { "truncated" } else { "trailing bytes" })]
     Size {
         /// The file's size.
@@ -101,6 +107,8 @@ pub enum FormatError {
         hidden: usize,
         /// The header's output buckets.
         buckets: usize,
+        /// The header's input layout.
+        inputs: InputLayout,
     },
     /// The stored CRC-32 does not match the content.
     #[error("checksum mismatch: the file says {stored:08x}, its content gives {computed:08x} (corrupt file)")]
@@ -188,9 +196,10 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
     if buckets > MAX_OUTPUT_BUCKETS {
         return Err(FormatError::OutputBuckets { found: buckets });
     }
-    let size = file_size(hidden, buckets);
+    let inputs = InputLayout::from_code(bytes[23]).ok_or(FormatError::UnknownInputLayout(bytes[23]))?;
+    let size = file_size(inputs, hidden, buckets);
     if bytes.len() != size {
-        return Err(FormatError::Size { actual: bytes.len(), expected: size, hidden, buckets });
+        return Err(FormatError::Size { actual: bytes.len(), expected: size, hidden, buckets, inputs });
     }
     let stored = u32_at(bytes, size - 4);
     let computed = crc32fast::hash(&bytes[..size - 4]);
@@ -211,8 +220,8 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
         return Err(FormatError::WrongVariant { expected, found: variant });
     }
     let mut at = HEADER_LEN;
-    let feature_weights = i16s(bytes, at, INPUTS * hidden);
-    at += 2 * INPUTS * hidden;
+    let feature_weights = i16s(bytes, at, inputs.inputs() * hidden);
+    at += 2 * inputs.inputs() * hidden;
     let feature_bias = i16s(bytes, at, hidden);
     at += 2 * hidden;
     let output_weights = i16s(bytes, at, 2 * hidden * buckets);
@@ -221,6 +230,7 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
     Ok(Network::from_parts(
         variant,
         activation,
+        inputs,
         hidden,
         &feature_weights,
         &feature_bias,
@@ -266,8 +276,8 @@ pub fn load(path: &Path, expected: Option<NetVariant>) -> Result<Network, LoadEr
 /// The file's bytes for `net`.
 #[must_use]
 pub fn to_bytes(net: &Network) -> Vec<u8> {
-    let (hidden, buckets) = (net.hidden(), net.output_buckets());
-    let mut out = Vec::with_capacity(file_size(hidden, buckets));
+    let (inputs, hidden, buckets) = (net.inputs(), net.hidden(), net.output_buckets());
+    let mut out = Vec::with_capacity(file_size(inputs, hidden, buckets));
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.push(net.variant().code());
@@ -279,6 +289,7 @@ pub fn to_bytes(net: &Network) -> Vec<u8> {
     }
     // `Network` keeps the bucket count within 1..=8.
     out.push((buckets - 1) as u8);
+    out.push(inputs.code());
     out.resize(HEADER_LEN, 0);
     for values in [net.feature_weights(), net.feature_bias(), net.output_weights()] {
         out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
@@ -286,7 +297,7 @@ pub fn to_bytes(net: &Network) -> Vec<u8> {
     out.extend(net.output_biases().iter().flat_map(|b| b.to_le_bytes()));
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
-    debug_assert_eq!(out.len(), file_size(hidden, buckets));
+    debug_assert_eq!(out.len(), file_size(inputs, hidden, buckets));
     out
 }
 

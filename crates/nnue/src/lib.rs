@@ -1,6 +1,6 @@
-//! ferz's NNUE evaluation: a (768 → N) × 2 → 1 network over piece-square inputs, seen from both
-//! sides, with one output layer or one per bucket of piece counts, and quantised integer
-//! inference.
+//! ferz's NNUE evaluation: a (768·K → N) × 2 → 1 network over piece-square inputs, seen from both
+//! sides (optionally mirrored by and bucketed on each side's king: K king buckets), with one output
+//! layer or one per bucket of piece counts, and quantised integer inference.
 //!
 //! The contract shared with the trainer (`docs/nnue.md`) lives here in one place:
 //! - [`features`]: the input feature index and the feature changes a move makes;
@@ -39,10 +39,11 @@ mod simd;
 
 pub use accumulator::Accumulator;
 pub use eval::{evaluate, evaluate_portable, evaluate_simd, simd_name};
+pub use features::InputLayout;
 pub use float::{FloatNetwork, evaluate_float};
 pub use network::{Activation, LANE, Lane, NetVariant, Network, NetworkError, output_bucket};
 
-/// Input features per perspective: 2 colours × 6 roles × 64 squares.
+/// Input features per perspective and king bucket: 2 colours × 6 roles × 64 squares.
 pub const INPUTS: usize = 768;
 /// Quantisation of the feature weights and biases: `i16 = round(w * QA)`; also the clamp of the
 /// activations.

@@ -2,7 +2,8 @@
 
 use ferz_chess::{Position, Variant};
 
-use crate::{INPUTS, MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
+use crate::features::InputLayout;
+use crate::{MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
 
 /// Values per [`Lane`]: 16 × i16 is one AVX2 register.
 pub const LANE: usize = 16;
@@ -147,10 +148,11 @@ pub enum NetworkError {
 pub struct Network {
     variant: NetVariant,
     activation: Activation,
+    inputs: InputLayout,
     hidden: usize,
     /// Lanes per hidden layer: `hidden` rounded up to whole lanes.
     lanes: usize,
-    /// `INPUTS * lanes` lanes.
+    /// `inputs.inputs() * lanes` lanes.
     feature_weights: Box<[Lane]>,
     /// `lanes` lanes.
     feature_bias: Box<[Lane]>,
@@ -192,15 +194,17 @@ fn from_lanes(data: &[Lane], hidden: usize, lanes: usize) -> Vec<i16> {
 
 impl Network {
     /// Builds a network from quantised parameter vectors, in the file format's layout:
-    /// `feature_weights` is `768 × hidden` feature-major, `feature_bias` is `hidden`,
+    /// `feature_weights` is `inputs.inputs() × hidden` feature-major (768 per king bucket), `feature_bias` is `hidden`,
     /// `output_weights` is `2 × hidden` per output bucket (side to move first) and
     /// `output_bias` one per output bucket: its length is the number of buckets.
     ///
     /// # Errors
     /// A [`NetworkError`] when a size is wrong or an SCReLU output weight is out of range.
+    #[allow(clippy::too_many_arguments)]
     pub fn from_parts(
         variant: NetVariant,
         activation: Activation,
+        inputs: InputLayout,
         hidden: usize,
         feature_weights: &[i16],
         feature_bias: &[i16],
@@ -215,7 +219,7 @@ impl Network {
             return Err(NetworkError::OutputBuckets(buckets));
         }
         for (name, actual, expected) in [
-            ("feature weights", feature_weights.len(), INPUTS * hidden),
+            ("feature weights", feature_weights.len(), inputs.inputs() * hidden),
             ("feature bias", feature_bias.len(), hidden),
             ("output weights", output_weights.len(), 2 * hidden * buckets),
         ] {
@@ -232,9 +236,10 @@ impl Network {
         Ok(Network {
             variant,
             activation,
+            inputs,
             hidden,
             lanes,
-            feature_weights: into_lanes(feature_weights, hidden, lanes, INPUTS),
+            feature_weights: into_lanes(feature_weights, hidden, lanes, inputs.inputs()),
             feature_bias: into_lanes(feature_bias, hidden, lanes, 1),
             output_weights: into_lanes(output_weights, hidden, lanes, 2 * buckets),
             output_bias: output_bias.into(),
@@ -251,6 +256,13 @@ impl Network {
     #[must_use]
     pub const fn activation(&self) -> Activation {
         self.activation
+    }
+
+    /// How the inputs depend on each perspective's king.
+    #[must_use]
+    #[inline(always)]
+    pub const fn inputs(&self) -> InputLayout {
+        self.inputs
     }
 
     /// The hidden size N.
@@ -317,7 +329,7 @@ impl Network {
         &self.output_bias
     }
 
-    /// The feature weights in the file layout (`768 × hidden`, feature-major).
+    /// The feature weights in the file layout (`inputs().inputs() × hidden`, feature-major).
     #[must_use]
     pub fn feature_weights(&self) -> Vec<i16> {
         from_lanes(&self.feature_weights, self.hidden, self.lanes)
@@ -339,6 +351,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::INPUTS;
 
     #[test]
     fn parts_round_trip_through_lanes() {
@@ -346,7 +359,17 @@ mod tests {
         let fw: Vec<i16> = (0..INPUTS * hidden).map(|i| (i % 1000) as i16 - 500).collect();
         let fb: Vec<i16> = (0..hidden as i16).collect();
         let ow: Vec<i16> = (0..2 * hidden as i16).map(|i| i - 20).collect();
-        let net = Network::from_parts(NetVariant::Chess, Activation::SCReLU, hidden, &fw, &fb, &ow, &[-7]).unwrap();
+        let net = Network::from_parts(
+            NetVariant::Chess,
+            Activation::SCReLU,
+            InputLayout::Plain,
+            hidden,
+            &fw,
+            &fb,
+            &ow,
+            &[-7],
+        )
+        .unwrap();
         assert_eq!(net.lanes(), 2);
         assert_eq!((net.output_buckets(), net.output_bias(0)), (1, -7));
         assert_eq!(net.feature_weights(), fw);
@@ -358,22 +381,52 @@ mod tests {
 
     #[test]
     fn bad_parts_say_what_is_wrong() {
-        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 0, &[], &[], &[], &[0]).unwrap_err();
-        assert_eq!(e, NetworkError::HiddenSize(0));
-        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 3], &[0; 4], &[0])
+        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, InputLayout::Plain, 0, &[], &[], &[], &[0])
             .unwrap_err();
+        assert_eq!(e, NetworkError::HiddenSize(0));
+        let e = Network::from_parts(
+            NetVariant::Chess,
+            Activation::CReLU,
+            InputLayout::Plain,
+            2,
+            &[0; 1536],
+            &[0; 3],
+            &[0; 4],
+            &[0],
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("feature bias has 3 values, expected 2"), "{e}");
         let mut ow = [0i16; 4];
         ow[3] = 129;
-        let e =
-            Network::from_parts(NetVariant::Chess, Activation::SCReLU, 2, &[0; 1536], &[0; 2], &ow, &[0]).unwrap_err();
+        let e = Network::from_parts(
+            NetVariant::Chess,
+            Activation::SCReLU,
+            InputLayout::Plain,
+            2,
+            &[0; 1536],
+            &[0; 2],
+            &ow,
+            &[0],
+        )
+        .unwrap_err();
         assert_eq!(e, NetworkError::OutputWeightRange { index: 3, value: 129 });
         // CReLU has no such limit.
-        Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 2], &ow, &[0]).unwrap();
+        Network::from_parts(
+            NetVariant::Chess,
+            Activation::CReLU,
+            InputLayout::Plain,
+            2,
+            &[0; 1536],
+            &[0; 2],
+            &ow,
+            &[0],
+        )
+        .unwrap();
         for buckets in [0, 9] {
             let e = Network::from_parts(
                 NetVariant::Chess,
                 Activation::CReLU,
+                InputLayout::Plain,
                 2,
                 &[0; 1536],
                 &[0; 2],
@@ -383,9 +436,31 @@ mod tests {
             .unwrap_err();
             assert_eq!(e, NetworkError::OutputBuckets(buckets));
         }
-        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, 2, &[0; 1536], &[0; 2], &[0; 4], &[0; 2])
-            .unwrap_err();
+        let e = Network::from_parts(
+            NetVariant::Chess,
+            Activation::CReLU,
+            InputLayout::Plain,
+            2,
+            &[0; 1536],
+            &[0; 2],
+            &[0; 4],
+            &[0; 2],
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("output weights has 4 values, expected 8"), "{e}");
+        // Four king buckets need four copies of the 768 features.
+        let e = Network::from_parts(
+            NetVariant::Chess,
+            Activation::CReLU,
+            InputLayout::King4,
+            2,
+            &[0; 1536],
+            &[0; 2],
+            &[0; 4],
+            &[0],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("feature weights has 1536 values, expected 6144"), "{e}");
     }
 
     #[test]
@@ -410,6 +485,7 @@ mod tests {
         let net = Network::from_parts(
             NetVariant::Chess,
             Activation::CReLU,
+            InputLayout::Plain,
             hidden,
             &[0; INPUTS * 20],
             &[0; 20],

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use arrayvec::ArrayVec;
 use ferz_chess::Color;
 
-use crate::features::{FeatureDelta, PieceSquare};
+use crate::features::{FeatureDelta, KingView, PieceSquare};
 use crate::{LANE, Lane, Network, QA};
 
 /// 0: not probed yet, 1: no AVX2, 2: AVX2.
@@ -108,45 +108,55 @@ pub(crate) fn update_fixed_portable<const ADD: usize, const SUB: usize>(
     }
 }
 
-/// A move's change of both perspectives' accumulators (`out` and `prev`: white's lanes, then
-/// black's): `out = prev + Σ` the added pieces' columns `- Σ` the removed pieces' columns. Always
-/// inlined so that, called from [`update_delta`]'s AVX2 version, the feature indices, the column
-/// lookups and the kernels compile into one AVX2 function with no call or check in between.
+/// A move's change of one perspective's accumulator seen through `view` (`out` and `prev`: that
+/// perspective's lanes): `out = prev + Σ` the added pieces' columns `- Σ` the removed pieces'
+/// columns. Always inlined so that, called from [`update_delta`]'s AVX2 version, the feature
+/// indices, the column lookups and the kernels compile into one AVX2 function with no call or
+/// check in between.
 #[inline(always)]
-pub(crate) fn update_delta_portable(out: &mut [Lane], prev: &[Lane], net: &Network, delta: &FeatureDelta) {
-    let lanes = net.lanes();
-    let (out_white, out_black) = out.split_at_mut(lanes);
-    let (prev_white, prev_black) = prev.split_at(lanes);
-    for (perspective, out, prev) in [(Color::White, out_white, prev_white), (Color::Black, out_black, prev_black)] {
-        let column = |piece: &PieceSquare| net.feature_column(piece.index(perspective));
-        // The shapes moves make get kernels with the column count fixed at compile time: a
-        // quiet move or a promotion, a capture (en passant too), castling.
-        match (delta.added.as_slice(), delta.removed.as_slice()) {
-            ([a], [s]) => update_fixed_portable(out, prev, [column(a)], [column(s)]),
-            ([a], [s, t]) => update_fixed_portable(out, prev, [column(a)], [column(s), column(t)]),
-            ([a, b], [s, t]) => update_fixed_portable(out, prev, [column(a), column(b)], [column(s), column(t)]),
-            (added, removed) => {
-                let add: ArrayVec<&[Lane], 2> = added.iter().map(column).collect();
-                let sub: ArrayVec<&[Lane], 2> = removed.iter().map(column).collect();
-                update_portable(out, prev, &add, &sub);
-            }
+pub(crate) fn update_delta_portable(
+    out: &mut [Lane],
+    prev: &[Lane],
+    net: &Network,
+    delta: &FeatureDelta,
+    perspective: Color,
+    view: KingView,
+) {
+    let column = |piece: &PieceSquare| net.feature_column(piece.feature(perspective, view));
+    // The shapes moves make get kernels with the column count fixed at compile time: a
+    // quiet move or a promotion, a capture (en passant too), castling.
+    match (delta.added.as_slice(), delta.removed.as_slice()) {
+        ([a], [s]) => update_fixed_portable(out, prev, [column(a)], [column(s)]),
+        ([a], [s, t]) => update_fixed_portable(out, prev, [column(a)], [column(s), column(t)]),
+        ([a, b], [s, t]) => update_fixed_portable(out, prev, [column(a), column(b)], [column(s), column(t)]),
+        (added, removed) => {
+            let add: ArrayVec<&[Lane], 2> = added.iter().map(column).collect();
+            let sub: ArrayVec<&[Lane], 2> = removed.iter().map(column).collect();
+            update_portable(out, prev, &add, &sub);
         }
     }
 }
 
 /// [`update_delta_portable`], with AVX2 when the CPU has it.
 #[inline]
-pub(crate) fn update_delta(out: &mut [Lane], prev: &[Lane], net: &Network, delta: &FeatureDelta) {
+pub(crate) fn update_delta(
+    out: &mut [Lane],
+    prev: &[Lane],
+    net: &Network,
+    delta: &FeatureDelta,
+    perspective: Color,
+    view: KingView,
+) {
     #[cfg(target_arch = "x86_64")]
     if avx2_available() {
         // Safety: the CPU was just checked to support AVX2.
         #[allow(unsafe_code)]
         unsafe {
-            x86::update_delta_avx2(out, prev, net, delta);
+            x86::update_delta_avx2(out, prev, net, delta, perspective, view);
         }
         return;
     }
-    update_delta_portable(out, prev, net, delta);
+    update_delta_portable(out, prev, net, delta, perspective, view);
 }
 
 /// The CReLU output sum `Σ clamp(a[i], 0, QA) * w[i]`, wrapping.
@@ -186,7 +196,9 @@ pub(crate) mod x86 {
         _mm256_mullo_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
     };
 
-    use crate::features::FeatureDelta;
+    use ferz_chess::Color;
+
+    use crate::features::{FeatureDelta, KingView};
     use crate::{Lane, Network, QA};
 
     /// One lane as a register.
@@ -211,8 +223,15 @@ pub(crate) mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(crate) unsafe fn update_delta_avx2(out: &mut [Lane], prev: &[Lane], net: &Network, delta: &FeatureDelta) {
-        super::update_delta_portable(out, prev, net, delta);
+    pub(crate) unsafe fn update_delta_avx2(
+        out: &mut [Lane],
+        prev: &[Lane],
+        net: &Network,
+        delta: &FeatureDelta,
+        perspective: Color,
+        view: KingView,
+    ) {
+        super::update_delta_portable(out, prev, net, delta, perspective, view);
     }
 
     /// The sum of the eight i32 lanes, wrapping.
@@ -312,30 +331,35 @@ mod tests {
     #[test]
     fn dispatched_move_update_equals_portable() {
         use crate::features::move_delta;
-        use crate::{Accumulator, Activation, FloatNetwork, NetVariant};
+        use crate::{Accumulator, Activation, FloatNetwork, InputLayout, NetVariant};
         use ferz_chess::{Position, Variant};
 
-        let net = FloatNetwork::random(Activation::SCReLU, 40, 1, 3).quantise(NetVariant::Chess).unwrap();
         let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/Pp2P3/2N2Q1p/1PPBBPPP/R3K2R b KQkq a3 0 1",
             "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
         ];
         let mut shapes = std::collections::BTreeSet::new();
-        for fen in fens {
-            let pos = Position::from_fen(fen, Variant::Chess).unwrap();
-            let mut before = Accumulator::new(&net);
-            before.refresh(&net, &pos);
-            let prev = before.perspective(Color::White).iter().chain(before.perspective(Color::Black));
-            let prev: Vec<Lane> = prev.copied().collect();
-            for m in pos.legal_moves() {
-                let delta = move_delta(&pos, m);
-                shapes.insert((delta.added.len(), delta.removed.len()));
-                let mut portable = vec![Lane::default(); prev.len()];
-                let mut dispatched = vec![Lane::default(); prev.len()];
-                update_delta_portable(&mut portable, &prev, &net, &delta);
-                update_delta(&mut dispatched, &prev, &net, &delta);
-                assert_eq!(portable, dispatched, "{fen}: {m:?}");
+        for inputs in InputLayout::ALL {
+            let float = FloatNetwork::random_with_inputs(inputs, Activation::SCReLU, 40, 1, 3);
+            let net = float.quantise(NetVariant::Chess).unwrap();
+            for fen in fens {
+                let pos = Position::from_fen(fen, Variant::Chess).unwrap();
+                let mut before = Accumulator::new(&net);
+                before.refresh(&net, &pos);
+                for perspective in Color::ALL {
+                    let prev = before.perspective(perspective);
+                    let view = inputs.view_of(pos.board(), perspective);
+                    for m in pos.legal_moves() {
+                        let delta = move_delta(&pos, m);
+                        shapes.insert((delta.added.len(), delta.removed.len()));
+                        let mut portable = vec![Lane::default(); prev.len()];
+                        let mut dispatched = vec![Lane::default(); prev.len()];
+                        update_delta_portable(&mut portable, prev, &net, &delta, perspective, view);
+                        update_delta(&mut dispatched, prev, &net, &delta, perspective, view);
+                        assert_eq!(portable, dispatched, "{inputs} {fen}: {m:?}");
+                    }
+                }
             }
         }
         assert_eq!(shapes.into_iter().collect::<Vec<_>>(), [(1, 1), (1, 2), (2, 2)]);

@@ -1,7 +1,7 @@
 //! Net files round-trip, and every kind of damage is reported as what it is.
 
 use ferz_nnue::format::{self, FormatError};
-use ferz_nnue::{Activation, FloatNetwork, NetVariant, Network};
+use ferz_nnue::{Activation, FloatNetwork, InputLayout, NetVariant, Network};
 
 fn net(variant: NetVariant, activation: Activation, hidden: usize) -> Network {
     bucketed_net(variant, activation, hidden, 1)
@@ -31,7 +31,7 @@ fn round_trips_through_bytes_and_files() {
             for (hidden, buckets) in [(1, 1), (17, 1), (64, 1), (17, 8), (64, 3)] {
                 let original = bucketed_net(variant, activation, hidden, buckets);
                 let bytes = format::to_bytes(&original);
-                assert_eq!(bytes.len(), format::file_size(hidden, buckets));
+                assert_eq!(bytes.len(), format::file_size(InputLayout::Plain, hidden, buckets));
                 assert_eq!(bytes[22], (buckets - 1) as u8);
                 assert_eq!(&bytes[..8], b"FERZNNUE");
                 assert_eq!(format::parse(&bytes, Some(variant)).unwrap(), original);
@@ -51,6 +51,22 @@ fn round_trips_through_bytes_and_files() {
 }
 
 #[test]
+fn every_input_layout_round_trips_and_is_named_in_the_header() {
+    for inputs in InputLayout::ALL {
+        for buckets in [1, 8] {
+            let float = FloatNetwork::random_with_inputs(inputs, Activation::SCReLU, 24, buckets, 5);
+            let original = float.quantise(NetVariant::Chess).unwrap();
+            assert_eq!(original.inputs(), inputs);
+            let bytes = format::to_bytes(&original);
+            assert_eq!(bytes[23], inputs.code());
+            assert_eq!(bytes.len(), format::file_size(inputs, 24, buckets));
+            assert_eq!(bytes.len(), 32 + 2 * 768 * inputs.king_buckets() * 24 + 2 * 24 + buckets * (4 * 24 + 4) + 4);
+            assert_eq!(format::parse(&bytes, Some(NetVariant::Chess)).unwrap(), original);
+        }
+    }
+}
+
+#[test]
 fn header_layout_follows_the_contract() {
     let bytes = format::to_bytes(&net(NetVariant::Shatranj, Activation::SCReLU, 300));
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
@@ -66,6 +82,12 @@ fn header_layout_follows_the_contract() {
     // biases where one net has 2N and one.
     let bucketed = format::to_bytes(&bucketed_net(NetVariant::Shatranj, Activation::SCReLU, 300, 8));
     assert_eq!((bucketed[22], &bucketed[23..32]), (7, &[0u8; 9][..]));
+    // Input layouts: one byte for the layout's code; four king buckets hold four copies of the
+    // 768 features' weights.
+    let float = FloatNetwork::random_with_inputs(InputLayout::King4, Activation::SCReLU, 300, 1, 3);
+    let king4 = format::to_bytes(&float.quantise(NetVariant::Chess).unwrap());
+    assert_eq!((king4[22], king4[23], &king4[24..32]), (0, 2, &[0u8; 8][..]));
+    assert_eq!(king4.len(), 32 + 2 * 4 * 768 * 300 + 2 * 300 + 4 * 300 + 4 + 4);
     assert_eq!(bucketed.len(), 32 + 2 * 768 * 300 + 2 * 300 + 8 * (4 * 300 + 4) + 4);
 }
 
@@ -125,13 +147,24 @@ fn each_corruption_is_named() {
         "{e}"
     );
 
+    // An unknown input layout, and a known one the size does not match.
+    let mut bad = good.clone();
+    bad[23] = 9;
+    let e = parse_err(&bad, None);
+    assert!(matches!(e, FormatError::UnknownInputLayout(9)), "{e}");
+    assert!(e.to_string().contains("unknown input layout code 9"), "{e}");
+    let mut bad = good.clone();
+    bad[23] = 2;
+    let e = parse_err(&bad, None);
+    assert!(e.to_string().contains("a king4 net of hidden size 32") && e.to_string().contains("truncated"), "{e}");
+
     let e = parse_err(&good, Some(NetVariant::Shatranj));
     assert!(matches!(e, FormatError::WrongVariant { expected: NetVariant::Shatranj, found: NetVariant::Chess }));
     assert_eq!(e.to_string(), "this is a chess net, expected a shatranj net");
 
     // A flipped bit anywhere after the version, in the header or the parameters, breaks the
     // checksum.
-    for at in [12, 13, 20, 23, 25, 32, 1000, good.len() - 20, good.len() - 5, good.len() - 1] {
+    for at in [12, 13, 20, 25, 32, 1000, good.len() - 20, good.len() - 5, good.len() - 1] {
         let mut bad = good.clone();
         bad[at] ^= 0x10;
         let e = parse_err(&bad, None);
@@ -174,6 +207,7 @@ fn scrlu_output_weights_out_of_kernel_range_are_refused() {
     let bad = Network::from_parts(
         NetVariant::Chess,
         Activation::CReLU,
+        InputLayout::Plain,
         4,
         &good.feature_weights(),
         &good.feature_bias(),
@@ -191,7 +225,8 @@ fn scrlu_output_weights_out_of_kernel_range_are_refused() {
 #[test]
 fn a_file_larger_than_any_net_is_refused_without_reading_it_all() {
     use std::io::Read;
-    assert_eq!(format::MAX_FILE_SIZE, format::file_size(ferz_nnue::MAX_HIDDEN, ferz_nnue::MAX_OUTPUT_BUCKETS));
+    let largest = format::file_size(InputLayout::King4, ferz_nnue::MAX_HIDDEN, ferz_nnue::MAX_OUTPUT_BUCKETS);
+    assert_eq!(format::MAX_FILE_SIZE, largest);
     // An endless stream (what `/dev/zero` is) stops at the bound.
     let endless = std::io::repeat(0).take(u64::MAX);
     assert!(matches!(format::read(endless, None), Err(FormatError::TooLarge)));

@@ -5,12 +5,13 @@ mod common;
 
 use ferz_chess::{Position, SplitMix64, Variant};
 use ferz_nnue::{
-    Accumulator, Activation, FloatNetwork, NetVariant, evaluate, evaluate_float, evaluate_portable, evaluate_simd,
+    Accumulator, Activation, FloatNetwork, InputLayout, NetVariant, evaluate, evaluate_float, evaluate_portable,
+    evaluate_simd,
 };
 
 #[test]
 fn avx2_equals_portable_on_random_nets() {
-    let probe = common::random_extreme_net(NetVariant::Chess, Activation::CReLU, 16, 1, 0);
+    let probe = common::random_extreme_net(NetVariant::Chess, Activation::CReLU, InputLayout::Plain, 16, 1, 0);
     if evaluate_simd(&probe, &Accumulator::new(&probe), &Position::new(Variant::Chess)).is_none() {
         eprintln!("this CPU has no AVX2: only the portable kernel exists here");
         return;
@@ -21,7 +22,7 @@ fn avx2_equals_portable_on_random_nets() {
         for activation in [Activation::CReLU, Activation::SCReLU] {
             // Extreme nets: wrapping accumulators and sums; realistic nets: the normal range.
             let nets = [
-                common::random_extreme_net(NetVariant::Chess, activation, hidden, buckets, seed),
+                common::random_extreme_net(NetVariant::Chess, activation, InputLayout::Plain, hidden, buckets, seed),
                 FloatNetwork::random(activation, hidden, buckets, seed).quantise(NetVariant::Chess).unwrap(),
             ];
             for net in &nets {

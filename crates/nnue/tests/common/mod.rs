@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use ferz_chess::{Move, Position, ShatranjArray, SplitMix64, Variant};
-use ferz_nnue::{Activation, INPUTS, NetVariant, Network};
+use ferz_nnue::{Activation, InputLayout, NetVariant, Network};
 
 /// The start position of game `game` of a test in `variant`: Chess960 games start from random
 /// arrays, Shatranj games alternate the two arrays.
@@ -45,12 +45,13 @@ pub fn random_game(start: Position, max_plies: usize, rng: &mut SplitMix64) -> V
     game
 }
 
-/// A random integer net of `buckets` output buckets over the full i16 range of feature
-/// weights, so accumulators wrap: for checking that kernels agree bit for bit, not for
-/// realistic scores.
+/// A random integer net of input layout `inputs` and `buckets` output buckets over the full i16
+/// range of feature weights, so accumulators wrap: for checking that kernels agree bit for bit,
+/// not for realistic scores.
 pub fn random_extreme_net(
     variant: NetVariant,
     activation: Activation,
+    inputs: InputLayout,
     hidden: usize,
     buckets: usize,
     seed: u64,
@@ -59,9 +60,9 @@ pub fn random_extreme_net(
     let mut i16s = |count: usize, bound: i64| -> Vec<i16> {
         (0..count).map(|_| (rng.below(2 * bound as u64 + 1) as i64 - bound) as i16).collect()
     };
-    let fw = i16s(INPUTS * hidden, 32767);
+    let fw = i16s(inputs.inputs() * hidden, 32767);
     let fb = i16s(hidden, 32767);
     let ow = i16s(2 * hidden * buckets, if activation == Activation::SCReLU { 128 } else { 32767 });
     let biases: Vec<i32> = (0..buckets).map(|_| (rng.next_u64() as i32) / 4).collect();
-    Network::from_parts(variant, activation, hidden, &fw, &fb, &ow, &biases).expect("valid sizes")
+    Network::from_parts(variant, activation, inputs, hidden, &fw, &fb, &ow, &biases).expect("valid sizes")
 }

@@ -93,6 +93,31 @@ fn trains_a_net_on_a_selfplay_shard() {
         "{stderr}"
     );
     assert_eq!(std::fs::read(run.join("net.nnue")).unwrap(), net);
+
+    // A net of four king buckets: not from the plain net (a net keeps its input layout), from
+    // random weights; its file says so, and the engine searches with it.
+    let king4 = dir.path().join("run-king4");
+    let mut args = args.to_vec();
+    args[3] = king4.to_str().unwrap();
+    args.extend(["--input-layout", "king4"]);
+    let mut from_plain = args.clone();
+    let plain_net = run.join("net.nnue");
+    from_plain.extend(["--init", plain_net.to_str().unwrap()]);
+    let out = run_ferz(&from_plain);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("net.input_layout") && stderr.contains("plain"), "{stderr}");
+    let out = run_ferz(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("net 3072->8x2->1 (king4 inputs)"), "{stderr}");
+    let net = std::fs::read(king4.join("net.nnue")).unwrap();
+    assert_eq!(net[23], 2);
+    assert_eq!(net.len(), 32 + 2 * 4 * 768 * 8 + 2 * 8 + 4 * 8 + 4 + 4);
+    let net_path = king4.join("net.nnue");
+    let out = run_ferz(&["bench", "6", "--eval-file", net_path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains("hidden 8, king4 inputs"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).trim_end().ends_with(" nps"));
 }
 
 #[test]
@@ -104,6 +129,13 @@ fn bad_settings_name_the_key() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr.contains("epochz") && stderr.contains("train.toml"), "{stderr}");
+    std::fs::write(&file, "[net]\ninput_layout = \"king8\"\n").unwrap();
+    let out = run_ferz(&["train", "x", "--config", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("king8") && stderr.contains("plain, mirrored, king4"), "{stderr}");
+    let out = run_ferz(&["train", "x", "--input-layout", "king8"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("plain, mirrored, king4"), "{stderr}");
     let out = run_ferz(&["train", dir.path().join("missing").to_str().unwrap(), "--lambda", "2"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("train.lambda"));
     let out = run_ferz(&["train", dir.path().join("missing").to_str().unwrap()]);

@@ -142,6 +142,8 @@ fn bench(
     for (variant, path) in [(NetVariant::Chess, eval_file), (NetVariant::Shatranj, eval_file_shatranj)] {
         if let Some(path) = path {
             nets.load(variant, path)?;
+            // Stdout ends in the node count that scripts read; say which net on stderr.
+            eprintln!("bench: {}", nets.describe(variant));
         }
     }
     if let Some(on) = use_nnue {

@@ -1,5 +1,6 @@
 //! `ferz train`: an NNUE from self-play datasets, with a progress bar and a clean stop.
 
+use ferz_nnue::InputLayout;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,6 +37,10 @@ pub struct TrainArgs {
     /// Output layers, one per bucket of piece counts, 1 to 8 (overrides `net.output_buckets`).
     #[arg(long)]
     output_buckets: Option<usize>,
+    /// How the inputs depend on each side's king: plain, mirrored or king4 (four king buckets,
+    /// mirrored) (overrides `net.input_layout`).
+    #[arg(long, value_name = "LAYOUT", value_parser = parse_input_layout)]
+    input_layout: Option<InputLayout>,
     /// Gradient threads, 0 = one per CPU (overrides `train.threads`).
     #[arg(long)]
     threads: Option<usize>,
@@ -58,6 +63,14 @@ pub struct TrainArgs {
     resume: bool,
 }
 
+/// An input layout by its name.
+fn parse_input_layout(name: &str) -> Result<InputLayout, String> {
+    InputLayout::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = InputLayout::ALL.iter().map(|l| l.name()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
+}
+
 /// The settings after the file, the environment and the flags.
 fn settings_of(args: &TrainArgs) -> anyhow::Result<(TrainConfig, String)> {
     let env: std::collections::HashMap<String, String> = std::env::vars().collect();
@@ -77,6 +90,9 @@ fn settings_of(args: &TrainArgs) -> anyhow::Result<(TrainConfig, String)> {
     }
     if let Some(buckets) = args.output_buckets {
         config.net.output_buckets = buckets;
+    }
+    if let Some(inputs) = args.input_layout {
+        config.net.input_layout = inputs;
     }
     if let Some(init) = &args.init {
         config.net.init.clone_from(init);
@@ -115,9 +131,15 @@ pub fn run(args: &TrainArgs) -> anyhow::Result<ExitCode> {
         .context("installing the Ctrl-C / SIGTERM handler")?;
     }
     eprintln!(
-        "ferz train: {:?} net 768->{}x2->1{} {:?}, {} epochs of batches of {}, lambda {}, {} threads, settings from {origin}",
+        "ferz train: {:?} net {}->{}x2->1{}{} {:?}, {} epochs of batches of {}, lambda {}, {} threads, settings from \
+         {origin}",
         config.data.variant,
+        config.net.input_layout.inputs(),
         config.net.hidden,
+        match config.net.input_layout {
+            InputLayout::Plain => String::new(),
+            inputs => format!(" ({inputs} inputs)"),
+        },
         match config.net.output_buckets {
             1 => String::new(),
             buckets => format!(" ({buckets} output buckets)"),

@@ -115,10 +115,14 @@ impl Nets {
         match (&self.nets[slot(variant)], &self.sources[slot(variant)]) {
             (None, _) => format!("the hand-tuned evaluation (no {variant} net)"),
             (Some(net), source) => format!(
-                "{variant} net {} ({:?}, hidden {}{})",
+                "{variant} net {} ({:?}, hidden {}{}{})",
                 source.as_deref().unwrap_or("<embedded>"),
                 net.activation(),
                 net.hidden(),
+                match net.inputs() {
+                    ferz_nnue::InputLayout::Plain => String::new(),
+                    inputs => format!(", {inputs} inputs"),
+                },
                 match net.output_buckets() {
                     1 => String::new(),
                     buckets => format!(", {buckets} output buckets"),

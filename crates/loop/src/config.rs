@@ -170,6 +170,11 @@ pub struct TrainSettings {
     pub extra_inputs: Vec<PathBuf>,
     /// Hidden neurons per perspective.
     pub hidden: usize,
+    /// How the inputs depend on each side's king: `"plain"`, `"mirrored"` or `"king4"` (four
+    /// king buckets, mirrored). A net keeps its layout, so a change needs `init = "scratch"`.
+    /// Left out of the recipe when plain, as `output_buckets` is when 1.
+    #[serde(with = "ferz_train::config::input_layout_name", skip_serializing_if = "ferz_train::config::is_plain")]
+    pub input_layout: ferz_nnue::InputLayout,
     /// Output layers, one per bucket of piece counts. Left out of the recipe when 1, so that
     /// the recipes of earlier generations read as they were written ([`Recipe::spelled_out`]
     /// writes it in).
@@ -192,6 +197,7 @@ impl Default for TrainSettings {
             window: 0,
             extra_inputs: Vec::new(),
             hidden: 256,
+            input_layout: ferz_nnue::InputLayout::Plain,
             output_buckets: 1,
             epochs: 20,
             lambda: 0.1,
@@ -358,6 +364,7 @@ impl Recipe {
     pub fn spelled_out(&self) -> serde_json::Value {
         let mut json = serde_json::to_value(self).expect("recipes serialise");
         json["train"]["output_buckets"] = self.train.output_buckets.into();
+        json["train"]["input_layout"] = self.train.input_layout.name().into();
         json
     }
 }
@@ -392,5 +399,8 @@ mod tests {
         assert!(!serde_json::to_string(&train).unwrap().contains("output_buckets"));
         train.output_buckets = 8;
         assert!(serde_json::to_string(&train).unwrap().contains("\"output_buckets\":8"));
+        assert!(!serde_json::to_string(&train).unwrap().contains("input_layout"));
+        train.input_layout = ferz_nnue::InputLayout::King4;
+        assert!(serde_json::to_string(&train).unwrap().contains("\"input_layout\":\"king4\""));
     }
 }

@@ -595,6 +595,7 @@ pub fn train_config(
     config.data.seed = generation_seed(settings.run.seed, g);
     config.net.hidden = t.hidden;
     config.net.output_buckets = t.output_buckets;
+    config.net.input_layout = t.input_layout;
     config.train.epochs = t.epochs;
     config.train.lambda = t.lambda;
     config.train.batch_size = t.batch_size;

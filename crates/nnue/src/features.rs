@@ -90,6 +90,13 @@ impl InputLayout {
         }
     }
 
+    /// Whether a perspective whose king stands on files e-h sees the board mirrored, so that a
+    /// position and its mirror image have the same features.
+    #[must_use]
+    pub const fn mirrors(self) -> bool {
+        !matches!(self, InputLayout::Plain)
+    }
+
     /// Input features per perspective: 768 per king bucket.
     #[must_use]
     pub const fn inputs(self) -> usize {

@@ -20,7 +20,7 @@ fn main() {
         .expect("a chess net");
     let (mut net_loss, mut hce_loss, mut mid_loss) = (0.0f64, 0.0f64, 0.0f64);
     for record in &data.validation {
-        let target = decode(record).expect("checked when loaded").target(lambda, 400.0);
+        let target = decode(record, net.inputs()).expect("checked when loaded").target(lambda, 400.0);
         let pos = read_marlin(record).expect("checked when loaded").position;
         let mut acc = ferz_nnue::Accumulator::new(&net);
         acc.refresh(&net, &pos);

@@ -7,10 +7,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use ferz_nnue::InputLayout;
 use ferz_train::batch::{Workspace, gradient};
 use ferz_train::config::{Activation, DataConfig, NetVariant, OptimizerConfig};
 use ferz_train::dataset::load;
-use ferz_train::model::Network;
+use ferz_train::model::{Layout, Network};
 use ferz_train::optimizer::AdamW;
 use ferz_train::record::decode;
 
@@ -23,30 +24,36 @@ fn main() {
         load(&DataConfig { inputs, variant: NetVariant::Chess, validation_fraction: 0.0, seed: 1 }).expect("a dataset");
     let records = &data.train;
     println!("{}", data.summary);
-    let pieces: usize = records.iter().map(|r| decode(r).unwrap().len).sum();
+    let pieces: usize = records.iter().map(|r| decode(r, InputLayout::Plain).unwrap().len).sum();
     println!("{:.1} pieces a position on average", pieces as f64 / records.len() as f64);
 
     let start = Instant::now();
     for r in records {
-        black_box(decode(black_box(r)).unwrap());
+        black_box(decode(black_box(r), InputLayout::Plain).unwrap());
     }
     let direct = records.len() as f64 / start.elapsed().as_secs_f64();
     let start = Instant::now();
     for r in records {
+        black_box(decode(black_box(r), InputLayout::King4).unwrap());
+    }
+    let king4 = records.len() as f64 / start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    for r in records {
         let pos = ferz_dataset::marlin::decode(black_box(r)).unwrap().position;
-        let stm: Vec<usize> = ferz_nnue::features::active(&pos, pos.turn()).collect();
-        let nstm: Vec<usize> = ferz_nnue::features::active(&pos, !pos.turn()).collect();
+        let stm: Vec<usize> = ferz_nnue::features::active(InputLayout::Plain, &pos, pos.turn()).collect();
+        let nstm: Vec<usize> = ferz_nnue::features::active(InputLayout::Plain, &pos, !pos.turn()).collect();
         black_box((stm, nstm));
     }
     let through_position = records.len() as f64 / start.elapsed().as_secs_f64();
     println!(
-        "decoding, one thread: direct {direct:.0} records/s, through read_marlin + Position {through_position:.0} records/s"
+        "decoding, one thread: direct {direct:.0} records/s (four king buckets: {king4:.0}), through read_marlin + \
+         Position {through_position:.0} records/s"
     );
 
     let order: Vec<u32> = (0..records.len().min(4 * batch) as u32).collect();
     for hidden in [32, 64, 128, 256] {
         for threads in [1, 2] {
-            let net = Network::random(hidden, 1, Activation::Screlu, 1);
+            let net = Network::random(Layout::plain(hidden, 1), Activation::Screlu, 1);
             let mut work = Workspace::new(threads, net.params.len());
             let start = Instant::now();
             let mut done = 0;
@@ -61,7 +68,7 @@ fn main() {
         }
     }
 
-    let mut net = Network::random(128, 1, Activation::Screlu, 1);
+    let mut net = Network::random(Layout::plain(128, 1), Activation::Screlu, 1);
     let mut work = Workspace::new(1, net.params.len());
     let part = &order[..batch.min(order.len())];
     let grad = gradient(&net, records, part, 0.3, &mut work).0.to_vec();

@@ -8,7 +8,8 @@
 use crate::model::{Network, SCALE, SIGMOID_CP, Scratch, backprop};
 use crate::record::{Record, decode, sigmoid};
 
-/// Set in an entry of a batch's order: train on the record mirrored left to right.
+/// Set in an entry of a batch's order: train on the record mirrored left to right (plain inputs
+/// only, see [`crate::record::Sample::mirror`]).
 pub const MIRROR_BIT: u32 = 1 << 31;
 
 /// Per-thread gradient buffers, kept between batches.
@@ -108,7 +109,8 @@ fn slice_gradient_portable(
     let mut scratch = Scratch::new(net.layout.hidden);
     let mut loss = 0.0f64;
     for &i in part {
-        let mut sample = decode(&records[(i & !MIRROR_BIT) as usize]).expect("records are checked when loaded");
+        let record = &records[(i & !MIRROR_BIT) as usize];
+        let mut sample = decode(record, net.layout.inputs).expect("records are checked when loaded");
         if i & MIRROR_BIT != 0 {
             sample.mirror();
         }
@@ -134,7 +136,7 @@ pub fn mean_loss(net: &Network, records: &[Record], lambda: f32, threads: usize)
                     let mut acc = vec![0.0; 2 * net.layout.hidden];
                     let mut loss = 0.0f64;
                     for record in part {
-                        let sample = decode(record).expect("records are checked when loaded");
+                        let sample = decode(record, net.layout.inputs).expect("records are checked when loaded");
                         let input = sample.input(net.layout.output_buckets);
                         let (a_stm, a_nstm) = acc.split_at_mut(net.layout.hidden);
                         net.accumulate(input.stm, a_stm);
@@ -156,6 +158,7 @@ pub fn mean_loss(net: &Network, records: &[Record], lambda: f32, threads: usize)
 mod tests {
     use super::*;
     use crate::config::Activation;
+    use crate::model::Layout;
     use ferz_chess::{Color, GameResult};
     use ferz_chess::{Position, Variant};
     use ferz_dataset::marlin::encode as marlin_record;
@@ -174,7 +177,7 @@ mod tests {
     #[test]
     fn the_dispatched_gradient_equals_the_portable_one_bit_for_bit() {
         let records = records();
-        let net = Network::random(24, 1, Activation::Screlu, 2);
+        let net = Network::random(Layout::plain(24, 1), Activation::Screlu, 2);
         let order: Vec<u32> = (0..records.len() as u32).map(|i| if i % 3 == 0 { i | MIRROR_BIT } else { i }).collect();
         let mut dispatched = vec![0.0; net.params.len()];
         let mut portable = vec![1.0; net.params.len()];
@@ -188,7 +191,11 @@ mod tests {
     #[test]
     fn threads_split_the_batch_and_sum_to_the_single_thread_gradient() {
         let records = records();
-        let net = Network::random(24, 8, Activation::Crelu, 4);
+        let net = Network::random(
+            Layout { inputs: ferz_nnue::InputLayout::King4, ..Layout::plain(24, 8) },
+            Activation::Crelu,
+            4,
+        );
         let order: Vec<u32> = (0..records.len() as u32).collect();
         let mut one = Workspace::new(1, net.params.len());
         let mut three = Workspace::new(3, net.params.len());

@@ -5,7 +5,10 @@
 
 use std::path::PathBuf;
 
+use ferz_nnue::InputLayout;
 use serde::{Deserialize, Serialize};
+
+use crate::model::Layout;
 
 /// Everything a training run needs to know.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -67,8 +70,13 @@ pub enum Activation {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NetConfig {
-    /// Hidden neurons per perspective (N of 768 -> N x 2 -> 1).
+    /// Hidden neurons per perspective (N of 768·K -> N x 2 -> 1).
     pub hidden: usize,
+    /// How the inputs depend on each side's king: `"plain"`, `"mirrored"` or `"king4"` (four
+    /// king buckets, mirrored; `ferz_nnue::InputLayout`). Left out of the run record when
+    /// plain, so records of plain runs read as before.
+    #[serde(with = "input_layout_name", skip_serializing_if = "is_plain")]
+    pub input_layout: InputLayout,
     /// Output layers, one per bucket of piece counts (1..=8; `ferz_nnue::output_bucket`).
     /// Left out of the run record when 1, so records of one-bucket runs read as before.
     #[serde(skip_serializing_if = "is_one_bucket")]
@@ -79,6 +87,42 @@ pub struct NetConfig {
     /// be `activation`, its variant the data's; a smaller hidden layer is widened to `hidden`
     /// and a single output layer copied into every bucket. Empty: random weights.
     pub init: PathBuf,
+}
+
+/// Whether an input layout is the plain one, which settings written as JSON leave out (as
+/// [`is_one_bucket`] does for output buckets).
+#[must_use]
+#[allow(clippy::trivially_copy_pass_by_ref)]
+pub fn is_plain(inputs: &InputLayout) -> bool {
+    *inputs == InputLayout::Plain
+}
+
+/// Settings write an input layout by its name (`ferz_nnue::InputLayout::name`): for serde's
+/// `with` attribute.
+pub mod input_layout_name {
+    use ferz_nnue::InputLayout;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the layout's name.
+    ///
+    /// # Errors
+    /// Those of the serializer.
+    #[allow(clippy::trivially_copy_pass_by_ref)]
+    pub fn serialize<S: Serializer>(inputs: &InputLayout, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(inputs.name())
+    }
+
+    /// Reads a layout's name.
+    ///
+    /// # Errors
+    /// A name that is no layout, listing the names there are.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<InputLayout, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        InputLayout::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = InputLayout::ALL.iter().map(|l| l.name()).collect();
+            serde::de::Error::custom(format!("unknown input layout {name:?}, expected one of {}", names.join(", ")))
+        })
+    }
 }
 
 /// Whether an output bucket count is one. Settings written as JSON (the run record, the loop's
@@ -92,7 +136,21 @@ pub fn is_one_bucket(buckets: &usize) -> bool {
 
 impl Default for NetConfig {
     fn default() -> NetConfig {
-        NetConfig { hidden: 128, output_buckets: 1, activation: Activation::Screlu, init: PathBuf::new() }
+        NetConfig {
+            hidden: 128,
+            input_layout: InputLayout::Plain,
+            output_buckets: 1,
+            activation: Activation::Screlu,
+            init: PathBuf::new(),
+        }
+    }
+}
+
+impl NetConfig {
+    /// The parameter layout these settings make.
+    #[must_use]
+    pub const fn layout(&self) -> Layout {
+        Layout { inputs: self.input_layout, hidden: self.hidden, output_buckets: self.output_buckets }
     }
 }
 
@@ -270,5 +328,22 @@ mod tests {
         assert!(serde_json::to_string(&net).unwrap().contains("\"output_buckets\":8"));
         let read: NetConfig = serde_json::from_str(r#"{"hidden": 64}"#).unwrap();
         assert_eq!(read.output_buckets, 1);
+    }
+
+    /// The input layout is written by name and left out when plain; an unknown name is
+    /// refused with the names there are.
+    #[test]
+    fn the_input_layout_is_named_and_plain_is_left_out() {
+        let mut net = NetConfig::default();
+        assert!(!serde_json::to_string(&net).unwrap().contains("input_layout"));
+        net.input_layout = InputLayout::King4;
+        assert!(serde_json::to_string(&net).unwrap().contains("\"input_layout\":\"king4\""));
+        let read: NetConfig = serde_json::from_str(r#"{"input_layout": "mirrored"}"#).unwrap();
+        assert_eq!(read.input_layout, InputLayout::Mirrored);
+        let e = serde_json::from_str::<NetConfig>(r#"{"input_layout": "king8"}"#).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown input layout \"king8\", expected one of plain, mirrored, king4"),
+            "{e}"
+        );
     }
 }

@@ -136,7 +136,12 @@ pub fn load(config: &DataConfig) -> Result<Dataset, TrainError> {
             let mut validation = false;
             for_each_record(&path, |index, record| {
                 let tag = variant_tag(record);
-                decode(record).map_err(|reason| TrainError::Record { path: path.clone(), index, reason })?;
+                // Whether a record is sound does not depend on the net's input layout.
+                decode(record, ferz_nnue::InputLayout::Plain).map_err(|reason| TrainError::Record {
+                    path: path.clone(),
+                    index,
+                    reason,
+                })?;
                 if !belongs(tag, variant) {
                     data.summary.other_variant += 1;
                     return Ok(());

@@ -1,18 +1,19 @@
-//! The float network, (768 -> N) x 2 -> 1 with one output layer per output bucket, as the
-//! trainer holds it.
+//! The float network, (768·K -> N) x 2 -> 1 with K king buckets of inputs
+//! ([`ferz_nnue::InputLayout`]) and one output layer per output bucket, as the trainer holds it.
 //!
 //! All parameters live in one flat vector so that the gradient, AdamW's moments and the
-//! checkpoint are plain vectors of the same layout: the feature weights (768 x N,
+//! checkpoint are plain vectors of the same layout: the feature weights (768·K x N,
 //! feature-major, as the net file stores them), the feature bias (N), the output weights (2N
 //! per bucket, bucket after bucket: side to move first) and the output biases (one per bucket).
 //! A net of one bucket has exactly the layout it had before buckets existed.
 
 use ferz_chess::SplitMix64;
+use ferz_nnue::InputLayout;
 
 use crate::config::Activation;
 use crate::record::Input;
 
-/// Input features per perspective.
+/// Input features per perspective and king bucket.
 pub const INPUTS: usize = ferz_nnue::INPUTS;
 /// The float output times this is centipawns (the net file's SCALE).
 pub const SCALE: f32 = ferz_nnue::SCALE as f32;
@@ -23,6 +24,8 @@ pub const SIGMOID_CP: f32 = 400.0;
 /// Where each parameter block starts in the flat vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// How the inputs depend on each perspective's king.
+    pub inputs: InputLayout,
     /// Hidden neurons per perspective.
     pub hidden: usize,
     /// Output layers, one per bucket of piece counts ([`ferz_nnue::output_bucket`]).
@@ -30,29 +33,41 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The feature weights: `INPUTS * hidden`, feature `f`'s at `f * hidden ..`.
+    /// The layout of a net with plain inputs.
+    #[must_use]
+    pub const fn plain(hidden: usize, output_buckets: usize) -> Layout {
+        Layout { inputs: InputLayout::Plain, hidden, output_buckets }
+    }
+
+    /// Input features per perspective (768 per king bucket).
+    #[must_use]
+    pub const fn input_count(&self) -> usize {
+        self.inputs.inputs()
+    }
+
+    /// The feature weights: `input_count() * hidden`, feature `f`'s at `f * hidden ..`.
     #[must_use]
     pub const fn feature_weights(&self) -> std::ops::Range<usize> {
-        0..INPUTS * self.hidden
+        0..self.input_count() * self.hidden
     }
 
     /// The feature bias.
     #[must_use]
     pub const fn feature_bias(&self) -> std::ops::Range<usize> {
-        INPUTS * self.hidden..(INPUTS + 1) * self.hidden
+        self.input_count() * self.hidden..(self.input_count() + 1) * self.hidden
     }
 
     /// Every bucket's output weights, bucket after bucket.
     #[must_use]
     pub const fn output_weights(&self) -> std::ops::Range<usize> {
-        let start = (INPUTS + 1) * self.hidden;
+        let start = (self.input_count() + 1) * self.hidden;
         start..start + 2 * self.hidden * self.output_buckets
     }
 
     /// The output weights of `bucket`: the side to move's `hidden`, then the other side's.
     #[must_use]
     pub const fn bucket_output_weights(&self, bucket: usize) -> std::ops::Range<usize> {
-        let start = (INPUTS + 1) * self.hidden + 2 * self.hidden * bucket;
+        let start = (self.input_count() + 1) * self.hidden + 2 * self.hidden * bucket;
         start..start + 2 * self.hidden
     }
 
@@ -105,13 +120,14 @@ fn activate(activation: Activation, x: f32) -> (f32, f32) {
 }
 
 impl Network {
-    /// A network of `output_buckets` output layers with small random weights: uniform in
-    /// `±1/sqrt(fan_in)` (768 for the feature weights, 2N for the output weights) and zero
-    /// biases. The draws come in the layout's order, so a one-bucket net is the one this made
-    /// before buckets existed.
+    /// A network of `layout` with small random weights: uniform in `±1/sqrt(768)` for the
+    /// feature weights (whatever the king buckets: a position has as many active features in
+    /// each layout) and `±1/sqrt(2N)` for the output weights, and zero biases. The draws come in
+    /// the layout's order, so a plain one-bucket net is the one this made before buckets and
+    /// input layouts existed.
     #[must_use]
-    pub fn random(hidden: usize, output_buckets: usize, activation: Activation, seed: u64) -> Network {
-        let layout = Layout { hidden, output_buckets };
+    pub fn random(layout: Layout, activation: Activation, seed: u64) -> Network {
+        let hidden = layout.hidden;
         let mut rng = SplitMix64::derive(seed, 0x1417);
         let mut uniform = |bound: f32| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound;
         let mut params = vec![0.0; layout.len()];
@@ -166,7 +182,7 @@ impl Network {
     /// The network of the inference crate's float model (a dequantised net file, to fine-tune).
     #[must_use]
     pub fn from_float(net: &ferz_nnue::FloatNetwork) -> Network {
-        let layout = Layout { hidden: net.hidden, output_buckets: net.output_buckets() };
+        let layout = Layout { inputs: net.inputs, hidden: net.hidden, output_buckets: net.output_buckets() };
         let mut params = vec![0.0; layout.len()];
         params[layout.feature_weights()].copy_from_slice(&net.feature_weights);
         params[layout.feature_bias()].copy_from_slice(&net.feature_bias);
@@ -188,6 +204,7 @@ impl Network {
                 Activation::Crelu => ferz_nnue::Activation::CReLU,
                 Activation::Screlu => ferz_nnue::Activation::SCReLU,
             },
+            inputs: l.inputs,
             hidden: l.hidden,
             feature_weights: self.params[l.feature_weights()].to_vec(),
             feature_bias: self.params[l.feature_bias()].to_vec(),
@@ -232,9 +249,9 @@ impl Network {
     pub fn widened(&self, hidden: usize, seed: u64) -> Network {
         let (old, new) = (self.layout, Layout { hidden, ..self.layout });
         assert!(hidden >= old.hidden, "a net of {} neurons cannot widen to {hidden}", old.hidden);
-        let fresh = Network::random(hidden, old.output_buckets, self.activation, seed);
+        let fresh = Network::random(new, self.activation, seed);
         let mut params = vec![0.0; new.len()];
-        for feature in 0..INPUTS {
+        for feature in 0..old.input_count() {
             let (from, to) = (feature * old.hidden, feature * new.hidden);
             params[to..to + old.hidden].copy_from_slice(&self.params[from..from + old.hidden]);
             params[to + old.hidden..to + new.hidden].copy_from_slice(&fresh.params[to + old.hidden..to + new.hidden]);
@@ -312,7 +329,7 @@ pub fn backprop(
     for (b, (x, y)) in grad[layout.feature_bias()].iter_mut().zip(d_stm.iter().zip(d_nstm)) {
         *b += x + y;
     }
-    // Only the rows of active features get a gradient: ~30 of 768 per perspective.
+    // Only the rows of active features get a gradient: ~30 of 768·K per perspective.
     let grad_w = &mut grad[layout.feature_weights()];
     for (features, d) in [(stm, d_stm), (nstm, d_nstm)] {
         for &f in features {
@@ -350,15 +367,17 @@ mod tests {
 
     /// Every analytic partial derivative agrees with a central difference of the loss, for a
     /// net of one output bucket and for one of three (the position in the middle one).
-    fn gradient_check(activation: Activation, buckets: usize) {
+    fn gradient_check(activation: Activation, buckets: usize, inputs: InputLayout) {
         let hidden = 8;
-        let mut net = Network::random(hidden, buckets, activation, 3);
+        let mut net = Network::random(Layout { inputs, hidden, output_buckets: buckets }, activation, 3);
         // Spread the biases so some neurons sit inside (0, 1) and some are clipped.
         let mut rng = SplitMix64::new(9);
         for p in &mut net.params {
             *p += ((rng.next_u64() % 1000) as f32 / 1000.0 - 0.3) * 0.6;
         }
-        let stm = [3u16, 70, 200, 321, 400, 705];
+        // Features of the last king bucket where there are several.
+        let offset = (inputs.king_buckets() - 1) as u16 * INPUTS as u16;
+        let stm = [3u16, 70, 200, 321, 400, 705].map(|f| f + offset);
         let nstm = [10u16, 64, 250, 390, 500, 760];
         let input = Input { stm: &stm, nstm: &nstm, bucket: buckets / 2 };
         let target = 0.3;
@@ -400,19 +419,21 @@ mod tests {
 
     #[test]
     fn gradients_match_finite_differences_crelu() {
-        gradient_check(Activation::Crelu, 1);
-        gradient_check(Activation::Crelu, 3);
+        gradient_check(Activation::Crelu, 1, InputLayout::Plain);
+        gradient_check(Activation::Crelu, 3, InputLayout::Plain);
+        gradient_check(Activation::Crelu, 3, InputLayout::King4);
     }
 
     #[test]
     fn gradients_match_finite_differences_screlu() {
-        gradient_check(Activation::Screlu, 1);
-        gradient_check(Activation::Screlu, 3);
+        gradient_check(Activation::Screlu, 1, InputLayout::Plain);
+        gradient_check(Activation::Screlu, 3, InputLayout::Plain);
+        gradient_check(Activation::Screlu, 1, InputLayout::King4);
     }
 
     #[test]
     fn a_widened_net_computes_the_same_and_its_new_neurons_learn() {
-        let mut small = Network::random(8, 1, Activation::Screlu, 5);
+        let mut small = Network::random(Layout::plain(8, 1), Activation::Screlu, 5);
         let mut rng = SplitMix64::new(4);
         for p in &mut small.params {
             *p += ((rng.next_u64() % 1000) as f32 / 1000.0 - 0.3) * 0.6;
@@ -454,22 +475,27 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_files() {
-        let layout = Layout { hidden: 128, output_buckets: 1 };
+        let layout = Layout::plain(128, 1);
         assert_eq!(layout.len(), 768 * 128 + 128 + 256 + 1);
         assert_eq!(layout.feature_bias().start, layout.feature_weights().end);
         assert_eq!(layout.output_weights().end, layout.output_bias(0));
-        let layout = Layout { hidden: 128, output_buckets: 8 };
+        let layout = Layout::plain(128, 8);
         assert_eq!(layout.len(), 768 * 128 + 128 + 8 * 256 + 8);
         assert_eq!(layout.bucket_output_weights(7).end, layout.output_biases().start);
         assert_eq!(layout.bucket_output_weights(1).start, layout.bucket_output_weights(0).end);
+        let layout = Layout { inputs: InputLayout::King4, hidden: 128, output_buckets: 8 };
+        assert_eq!(layout.len(), 4 * 768 * 128 + 128 + 8 * 256 + 8);
+        assert_eq!(layout.feature_bias().start, layout.feature_weights().end);
     }
 
     /// A one-bucket net draws its random weights as nets did before buckets existed, so runs
     /// from random weights are what their records say.
     #[test]
     fn extra_buckets_draw_after_the_first_ones_weights() {
-        let (one, eight) =
-            (Network::random(16, 1, Activation::Screlu, 9), Network::random(16, 8, Activation::Screlu, 9));
+        let (one, eight) = (
+            Network::random(Layout::plain(16, 1), Activation::Screlu, 9),
+            Network::random(Layout::plain(16, 8), Activation::Screlu, 9),
+        );
         let first = one.layout.output_weights().end;
         assert_eq!(one.params[..first], eight.params[..first]);
     }

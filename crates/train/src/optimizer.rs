@@ -91,7 +91,7 @@ mod tests {
     fn adamw_descends_a_quadratic_and_clips() {
         // Minimise sum (p - 3)^2 over a tiny network-shaped vector: the weights head for 3 but
         // stop at the clip; the output bias (unclipped, undecayed) reaches 3.
-        let layout = Layout { hidden: 1, output_buckets: 2 };
+        let layout = Layout::plain(1, 2);
         let o = OptimizerConfig { weight_decay: 0.0, ..OptimizerConfig::default() };
         let mut params = vec![0.0f32; layout.len()];
         let mut adam = AdamW::new(layout.len());
@@ -107,7 +107,7 @@ mod tests {
 
     #[test]
     fn weight_decay_shrinks_weights_not_biases() {
-        let layout = Layout { hidden: 1, output_buckets: 2 };
+        let layout = Layout::plain(1, 2);
         let o = OptimizerConfig { weight_decay: 0.5, ..OptimizerConfig::default() };
         let mut params = vec![1.0f32; layout.len()];
         let mut adam = AdamW::new(layout.len());

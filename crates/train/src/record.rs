@@ -5,8 +5,11 @@
 //! FEN string and a parse per record; reading the occupancy and the nibbles directly is what
 //! keeps decoding a small part of a training step (docs/train.md has the measurement).
 
+use arrayvec::ArrayVec;
 use ferz_chess::{Color, Piece, Role, Square};
 use ferz_dataset::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
+use ferz_nnue::InputLayout;
+use ferz_nnue::features::KingView;
 
 /// One raw marlin record, as the dataset loads it and the batches decode it.
 pub type Record = [u8; MARLIN_SIZE];
@@ -109,16 +112,18 @@ impl GameMark {
     }
 }
 
-/// The feature index of a piece for `perspective`, as the inference crate defines it (below 768,
-/// so it fits a `u16`).
+/// The feature index of a piece for `perspective` seen through `view`, as the inference crate
+/// defines it (below 4 × 768, so it fits a `u16`).
 #[must_use]
 #[inline]
-pub fn feature_index(perspective: Color, color: Color, role: Role, square: Square) -> u16 {
-    ferz_nnue::features::index(perspective, color, role, square) as u16
+pub fn feature_index(view: KingView, perspective: Color, color: Color, role: Role, square: Square) -> u16 {
+    view.feature(ferz_nnue::features::index(perspective, color, role, square)) as u16
 }
 
 impl Sample {
-    /// Mirrors the position left to right (file a <-> file h) in place.
+    /// Mirrors the position left to right (file a <-> file h) in place: for samples of plain
+    /// inputs only. (A mirroring layout sees a position and its mirror image alike, so the
+    /// trainer does not mirror its samples.)
     ///
     /// An index is `side * 384 + role * 64 + square` with the square in its low six bits, and
     /// flipping the file (`square ^ 7`) commutes with black's vertical flip (`square ^ 56`), so
@@ -130,8 +135,9 @@ impl Sample {
     }
 }
 
-/// Decodes one record into a [`Sample`]; the error says what is wrong with it.
-pub fn decode(record: &[u8; MARLIN_SIZE]) -> Result<Sample, String> {
+/// Decodes one record into a [`Sample`] of a net with input layout `inputs`; the error says
+/// what is wrong with it.
+pub fn decode(record: &[u8; MARLIN_SIZE], inputs: InputLayout) -> Result<Sample, String> {
     if record[31] > 2 {
         return Err(format!("variant byte {} is not 0, 1 or 2", record[31]));
     }
@@ -143,16 +149,25 @@ pub fn decode(record: &[u8; MARLIN_SIZE]) -> Result<Sample, String> {
     let stm = if record[24] & 0x80 == 0 { Color::White } else { Color::Black };
     let mut sample = Sample { stm: [0; MAX_PIECES], nstm: [0; MAX_PIECES], len, score_cp: 0.0, result: 0.0 };
     let mut kings = [0u8; 2];
-    for (i, (square, code)) in marlin::piece_codes(record).enumerate() {
+    let mut king_squares = [Square::A1; 2];
+    let mut pieces: ArrayVec<(Square, Color, Role), MAX_PIECES> = ArrayVec::new();
+    for (square, code) in marlin::piece_codes(record) {
         let Piece { color, role } = marlin::piece_of_code(code).ok_or(format!("piece code {code} on {square}"))?;
         if role == Role::King {
             kings[color as usize] += 1;
+            king_squares[color as usize] = square;
         }
-        sample.stm[i] = feature_index(stm, color, role, square);
-        sample.nstm[i] = feature_index(!stm, color, role, square);
+        pieces.push((square, color, role));
     }
     if kings != [1, 1] {
         return Err(format!("{} white and {} black kings", kings[0], kings[1]));
+    }
+    // Each perspective's features depend on where its own king stands.
+    let view = |perspective: Color| inputs.view(perspective, king_squares[perspective as usize]);
+    let (stm_view, nstm_view) = (view(stm), view(!stm));
+    for (i, &(square, color, role)) in pieces.iter().enumerate() {
+        sample.stm[i] = feature_index(stm_view, stm, color, role, square);
+        sample.nstm[i] = feature_index(nstm_view, !stm, color, role, square);
     }
     let white_score = f32::from(i16::from_le_bytes([record[28], record[29]]));
     let white_result = match record[30] {
@@ -173,17 +188,9 @@ mod tests {
     use ferz_chess::{Position, ShatranjArray, Variant};
     use ferz_dataset::marlin::{decode as read_marlin, encode as marlin_record};
 
-    /// The features the slow way: through a `Position` and its piece list.
-    fn features_of(pos: &Position, perspective: Color) -> Vec<u16> {
-        let board = pos.board();
-        let mut out: Vec<u16> = board
-            .occupied()
-            .into_iter()
-            .map(|sq| {
-                let piece = board.piece_at(sq).unwrap();
-                feature_index(perspective, piece.color, piece.role, sq)
-            })
-            .collect();
+    /// The features the slow way: through a `Position`, as the inference crate finds them.
+    fn features_of(inputs: InputLayout, pos: &Position, perspective: Color) -> Vec<u16> {
+        let mut out: Vec<u16> = ferz_nnue::features::active(inputs, pos, perspective).map(|f| f as u16).collect();
         out.sort_unstable();
         out
     }
@@ -205,12 +212,14 @@ mod tests {
             let pos = Position::from_fen(fen, variant).unwrap();
             let record = marlin_record(&pos, 150, GameResult::Win(Color::White));
             let back = read_marlin(&record).unwrap().position;
-            let sample = decode(&record).unwrap();
-            let stm = back.turn();
-            assert_eq!(sorted(sample.stm_features()), features_of(&back, stm), "{fen}");
-            assert_eq!(sorted(sample.nstm_features()), features_of(&back, !stm), "{fen}");
-            let (score, result) = if stm == Color::White { (150.0, 1.0) } else { (-150.0, 0.0) };
-            assert_eq!((sample.score_cp, sample.result), (score, result), "{fen}");
+            for inputs in InputLayout::ALL {
+                let sample = decode(&record, inputs).unwrap();
+                let stm = back.turn();
+                assert_eq!(sorted(sample.stm_features()), features_of(inputs, &back, stm), "{inputs} {fen}");
+                assert_eq!(sorted(sample.nstm_features()), features_of(inputs, &back, !stm), "{inputs} {fen}");
+                let (score, result) = if stm == Color::White { (150.0, 1.0) } else { (-150.0, 0.0) };
+                assert_eq!((sample.score_cp, sample.result), (score, result), "{fen}");
+            }
         }
     }
 
@@ -220,7 +229,7 @@ mod tests {
         let mirrored_fen = "r2k3r/1bpqpp1p/1pnp2nb/3NP3/3P2p1/p1Q2N2/PPPBBPPP/R2K3R b - - 0 1";
         let sample = |fen: &str| {
             let pos = Position::from_fen(fen, Variant::Chess).unwrap();
-            decode(&marlin_record(&pos, 0, GameResult::Draw)).unwrap()
+            decode(&marlin_record(&pos, 0, GameResult::Draw), InputLayout::Plain).unwrap()
         };
         let mut mirrored = sample(fen);
         mirrored.mirror();
@@ -233,7 +242,7 @@ mod tests {
     #[test]
     fn the_spec_indices_of_the_start_position() {
         let record = marlin_record(&Position::new(Variant::Chess), 0, GameResult::Draw);
-        let sample = decode(&record).unwrap();
+        let sample = decode(&record, InputLayout::Plain).unwrap();
         // White's a1 rook from white's view: own, rook plane (3), square 0.
         assert!(sample.stm_features().contains(&(3 * 64)));
         // Black's e8 king from black's view: own king plane, e8 mirrored to e1 (4).
@@ -248,17 +257,17 @@ mod tests {
         let good = marlin_record(&Position::new(Variant::Chess), 0, GameResult::Draw);
         let mut bad = good;
         bad[31] = 7;
-        assert!(decode(&bad).unwrap_err().contains("variant"));
+        assert!(decode(&bad, InputLayout::Plain).unwrap_err().contains("variant"));
         let mut bad = good;
         bad[30] = 3;
-        assert!(decode(&bad).unwrap_err().contains("result"));
+        assert!(decode(&bad, InputLayout::Plain).unwrap_err().contains("result"));
         let mut bad = good;
         bad[8] = 0x77;
-        assert!(decode(&bad).unwrap_err().contains("piece code"));
+        assert!(decode(&bad, InputLayout::Plain).unwrap_err().contains("piece code"));
         let mut bad = good;
         bad[10] = 0x24; // e1 king written as a queen
-        assert!(decode(&bad).unwrap_err().contains("kings"));
-        assert!(decode(&[0xFF; MARLIN_SIZE]).is_err());
+        assert!(decode(&bad, InputLayout::Plain).unwrap_err().contains("kings"));
+        assert!(decode(&[0xFF; MARLIN_SIZE], InputLayout::King4).is_err());
     }
 
     #[test]

@@ -123,7 +123,8 @@ pub fn train(
         let mut order: Vec<u32> = (0..positions as u32).collect();
         let mut rng = SplitMix64::derive(config.data.seed, u64::from(epoch) + 1);
         rng.shuffle(&mut order);
-        if config.train.mirror {
+        // A mirroring layout sees a position and its mirror image alike: nothing to add.
+        if config.train.mirror && !config.net.input_layout.mirrors() {
             for entry in &mut order {
                 if rng.next_u64() & 1 == 1 {
                     *entry |= MIRROR_BIT;
@@ -272,11 +273,19 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
         return Err(mismatch("--resume given, but there is no checkpoint to resume".into()));
     }
     let c = Checkpoint::load(checkpoint_path)?;
-    let (ours, asked) = (c.net.layout, (config.net.hidden, config.net.output_buckets));
-    if (ours.hidden, ours.output_buckets) != asked || c.net.activation != config.net.activation {
+    let (ours, asked) = (c.net.layout, config.net.layout());
+    if ours != asked || c.net.activation != config.net.activation {
         return Err(mismatch(format!(
-            "the checkpoint is a {} {:?} net of {} output buckets, the settings ask for {} {:?} of {}",
-            ours.hidden, c.net.activation, ours.output_buckets, asked.0, config.net.activation, asked.1
+            "the checkpoint is a {} {:?} net of {} output buckets and {} inputs, the settings ask for {} {:?} of {} \
+             and {}",
+            ours.hidden,
+            c.net.activation,
+            ours.output_buckets,
+            ours.inputs,
+            asked.hidden,
+            config.net.activation,
+            asked.output_buckets,
+            asked.inputs
         )));
     }
     if c.variant != config.data.variant {
@@ -298,12 +307,12 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
 
 /// The weights a fresh run starts from: random, or the net file `net.init` names (widened to
 /// `net.hidden` when that is bigger, its one output layer copied into each of
-/// `net.output_buckets`).
+/// `net.output_buckets`; its input layout must be `net.input_layout`).
 fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
     let path = &config.net.init;
     let buckets = config.net.output_buckets;
     if path.as_os_str().is_empty() {
-        return Ok(Network::random(config.net.hidden, buckets, config.net.activation, config.data.seed));
+        return Ok(Network::random(config.net.layout(), config.net.activation, config.data.seed));
     }
     let error = |reason: String| TrainError::Net { path: path.clone(), reason: format!("net.init: {reason}") };
     let quantised = ferz_nnue::format::load(path, Some(crate::export::nnue_variant(config.data.variant)))
@@ -313,6 +322,13 @@ fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
         return Err(error(format!(
             "a {} {:?} net, the settings ask for {} {:?} (net.hidden, net.activation; a net can grow, not shrink)",
             net.layout.hidden, net.activation, config.net.hidden, config.net.activation
+        )));
+    }
+    if net.layout.inputs != config.net.input_layout {
+        return Err(error(format!(
+            "a net of {} inputs, the settings ask for {} (net.input_layout; a net keeps its input layout: a mirrored \
+             or king-bucketed net does not compute what a plain one does)",
+            net.layout.inputs, config.net.input_layout
         )));
     }
     let have = net.layout.output_buckets;

@@ -1,12 +1,12 @@
 //! Writes a net with seeded random parameters, for measuring and testing the inference machinery
 //! (its play is meaningless).
 //!
-//! `cargo run --release -p ferz-nnue --example random_net -- <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu] [output buckets]`
+//! `cargo run --release -p ferz-nnue --example random_net -- <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu] [output buckets] [plain|mirrored|king4]`
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use ferz_nnue::{Activation, FloatNetwork, NetVariant, format};
+use ferz_nnue::{Activation, FloatNetwork, InputLayout, NetVariant, format};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -14,7 +14,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
-            eprintln!("usage: random_net <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu] [output buckets]");
+            eprintln!(
+                "usage: random_net <out.nnue> <chess|shatranj> <hidden> [seed] [crelu|screlu] [output buckets] \
+                 [plain|mirrored|king4]"
+            );
             ExitCode::from(2)
         }
     }
@@ -41,8 +44,15 @@ fn run(args: &[String]) -> Result<(), String> {
         Some(s) => s.parse().map_err(|_| format!("output buckets {s:?} is not a number"))?,
         None => 1,
     };
-    let net = FloatNetwork::random(activation, hidden, buckets, seed).quantise(variant).map_err(|e| e.to_string())?;
+    let inputs = match rest.get(3) {
+        Some(name) => InputLayout::from_name(name).ok_or(format!("unknown input layout {name:?}"))?,
+        None => InputLayout::Plain,
+    };
+    let float = FloatNetwork::random_with_inputs(inputs, activation, hidden, buckets, seed);
+    let net = float.quantise(variant).map_err(|e| e.to_string())?;
     format::save(&net, Path::new(out)).map_err(|e| format!("cannot write {out}: {e}"))?;
-    println!("wrote {out}: {variant} net, {activation:?}, hidden {hidden}, {buckets} output buckets, seed {seed}");
+    println!(
+        "wrote {out}: {variant} net, {activation:?}, hidden {hidden}, {buckets} output buckets, {inputs} inputs, seed {seed}"
+    );
     Ok(())
 }

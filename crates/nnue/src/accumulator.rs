@@ -46,11 +46,6 @@ impl Accumulator {
         &self.values[start..start + self.lanes]
     }
 
-    fn perspective_mut(&mut self, perspective: Color) -> &mut [Lane] {
-        let start = perspective.index() * self.lanes;
-        &mut self.values[start..start + self.lanes]
-    }
-
     /// Recomputes both perspectives from scratch for `pos`.
     pub fn refresh(&mut self, net: &Network, pos: &Position) {
         assert!(self.fits(net), "accumulator of {} lanes used with a net of {}", self.lanes, net.lanes());
@@ -64,7 +59,8 @@ impl Accumulator {
         let columns: ArrayVec<&[Lane], 32> =
             features::active(net.inputs(), pos, perspective).map(|f| net.feature_column(f)).collect();
         self.views[perspective.index()] = net.inputs().view_of(pos.board(), perspective);
-        simd::update(self.perspective_mut(perspective), net.feature_bias_lanes(), &columns, &[]);
+        let start = perspective.index() * self.lanes;
+        simd::update(&mut self.values[start..start + self.lanes], net.feature_bias_lanes(), &columns, &[]);
     }
 
     /// Sets `self` to `prev` changed by `delta`, the features of the move that leads from
@@ -73,17 +69,16 @@ impl Accumulator {
     /// recomputed from `child`.
     pub fn update_from(&mut self, net: &Network, prev: &Accumulator, delta: &FeatureDelta, child: &Position) {
         assert!(self.fits(net) && prev.fits(net), "accumulator size does not match the net");
+        let inputs = net.inputs();
+        let views = Color::ALL.map(|perspective| inputs.view_of(child.board(), perspective));
+        let unchanged = [0, 1].map(|side| (views[side] == prev.views[side]).then_some(views[side]));
+        simd::update_delta(&mut self.values, &prev.values, net, delta, unchanged);
         for perspective in Color::ALL {
-            let view = net.inputs().view_of(child.board(), perspective);
-            if view == prev.views[perspective.index()] {
-                let start = perspective.index() * self.lanes;
-                let out = &mut self.values[start..start + self.lanes];
-                simd::update_delta(out, prev.perspective(perspective), net, delta, perspective, view);
-                self.views[perspective.index()] = view;
-            } else {
+            if unchanged[perspective.index()].is_none() {
                 self.refresh_perspective(net, child, perspective);
             }
         }
+        self.views = views;
     }
 
     /// Applies `delta`, the features of the move that leads to `child`, in place (through a copy

@@ -108,31 +108,38 @@ pub(crate) fn update_fixed_portable<const ADD: usize, const SUB: usize>(
     }
 }
 
-/// A move's change of one perspective's accumulator seen through `view` (`out` and `prev`: that
-/// perspective's lanes): `out = prev + Σ` the added pieces' columns `- Σ` the removed pieces'
-/// columns. Always inlined so that, called from [`update_delta`]'s AVX2 version, the feature
-/// indices, the column lookups and the kernels compile into one AVX2 function with no call or
-/// check in between.
+/// A move's change of both perspectives' accumulators (`out` and `prev`: white's lanes, then
+/// black's), each seen through its view: `out = prev + Σ` the added pieces' columns `- Σ` the
+/// removed pieces' columns. A perspective whose view is `None` is left alone (its caller
+/// refreshes it). Always inlined so that, called from [`update_delta`]'s AVX2 version, the
+/// feature indices, the column lookups and the kernels of both perspectives compile into one
+/// AVX2 function with no call or check in between.
 #[inline(always)]
 pub(crate) fn update_delta_portable(
     out: &mut [Lane],
     prev: &[Lane],
     net: &Network,
     delta: &FeatureDelta,
-    perspective: Color,
-    view: KingView,
+    views: [Option<KingView>; 2],
 ) {
-    let column = |piece: &PieceSquare| net.feature_column(piece.feature(perspective, view));
-    // The shapes moves make get kernels with the column count fixed at compile time: a
-    // quiet move or a promotion, a capture (en passant too), castling.
-    match (delta.added.as_slice(), delta.removed.as_slice()) {
-        ([a], [s]) => update_fixed_portable(out, prev, [column(a)], [column(s)]),
-        ([a], [s, t]) => update_fixed_portable(out, prev, [column(a)], [column(s), column(t)]),
-        ([a, b], [s, t]) => update_fixed_portable(out, prev, [column(a), column(b)], [column(s), column(t)]),
-        (added, removed) => {
-            let add: ArrayVec<&[Lane], 2> = added.iter().map(column).collect();
-            let sub: ArrayVec<&[Lane], 2> = removed.iter().map(column).collect();
-            update_portable(out, prev, &add, &sub);
+    let lanes = net.lanes();
+    let (out_white, out_black) = out.split_at_mut(lanes);
+    let (prev_white, prev_black) = prev.split_at(lanes);
+    let sides = [(Color::White, out_white, prev_white), (Color::Black, out_black, prev_black)];
+    for ((perspective, out, prev), view) in sides.into_iter().zip(views) {
+        let Some(view) = view else { continue };
+        let column = |piece: &PieceSquare| net.feature_column(piece.feature(perspective, view));
+        // The shapes moves make get kernels with the column count fixed at compile time: a
+        // quiet move or a promotion, a capture (en passant too), castling.
+        match (delta.added.as_slice(), delta.removed.as_slice()) {
+            ([a], [s]) => update_fixed_portable(out, prev, [column(a)], [column(s)]),
+            ([a], [s, t]) => update_fixed_portable(out, prev, [column(a)], [column(s), column(t)]),
+            ([a, b], [s, t]) => update_fixed_portable(out, prev, [column(a), column(b)], [column(s), column(t)]),
+            (added, removed) => {
+                let add: ArrayVec<&[Lane], 2> = added.iter().map(column).collect();
+                let sub: ArrayVec<&[Lane], 2> = removed.iter().map(column).collect();
+                update_portable(out, prev, &add, &sub);
+            }
         }
     }
 }
@@ -144,19 +151,18 @@ pub(crate) fn update_delta(
     prev: &[Lane],
     net: &Network,
     delta: &FeatureDelta,
-    perspective: Color,
-    view: KingView,
+    views: [Option<KingView>; 2],
 ) {
     #[cfg(target_arch = "x86_64")]
     if avx2_available() {
         // Safety: the CPU was just checked to support AVX2.
         #[allow(unsafe_code)]
         unsafe {
-            x86::update_delta_avx2(out, prev, net, delta, perspective, view);
+            x86::update_delta_avx2(out, prev, net, delta, views);
         }
         return;
     }
-    update_delta_portable(out, prev, net, delta, perspective, view);
+    update_delta_portable(out, prev, net, delta, views);
 }
 
 /// The CReLU output sum `Σ clamp(a[i], 0, QA) * w[i]`, wrapping.
@@ -196,8 +202,6 @@ pub(crate) mod x86 {
         _mm256_mullo_epi16, _mm256_set1_epi16, _mm256_setzero_si256,
     };
 
-    use ferz_chess::Color;
-
     use crate::features::{FeatureDelta, KingView};
     use crate::{Lane, Network, QA};
 
@@ -228,10 +232,9 @@ pub(crate) mod x86 {
         prev: &[Lane],
         net: &Network,
         delta: &FeatureDelta,
-        perspective: Color,
-        view: KingView,
+        views: [Option<KingView>; 2],
     ) {
-        super::update_delta_portable(out, prev, net, delta, perspective, view);
+        super::update_delta_portable(out, prev, net, delta, views);
     }
 
     /// The sum of the eight i32 lanes, wrapping.
@@ -347,17 +350,24 @@ mod tests {
                 let pos = Position::from_fen(fen, Variant::Chess).unwrap();
                 let mut before = Accumulator::new(&net);
                 before.refresh(&net, &pos);
-                for perspective in Color::ALL {
-                    let prev = before.perspective(perspective);
-                    let view = inputs.view_of(pos.board(), perspective);
+                let prev = before.perspective(Color::White).iter().chain(before.perspective(Color::Black));
+                let prev: Vec<Lane> = prev.copied().collect();
+                let views = Color::ALL.map(|perspective| inputs.view_of(pos.board(), perspective));
+                // Both perspectives, and each alone (the other left as it was).
+                for views in [views.map(Some), [Some(views[0]), None], [None, Some(views[1])]] {
                     for m in pos.legal_moves() {
                         let delta = move_delta(&pos, m);
                         shapes.insert((delta.added.len(), delta.removed.len()));
                         let mut portable = vec![Lane::default(); prev.len()];
                         let mut dispatched = vec![Lane::default(); prev.len()];
-                        update_delta_portable(&mut portable, prev, &net, &delta, perspective, view);
-                        update_delta(&mut dispatched, prev, &net, &delta, perspective, view);
+                        update_delta_portable(&mut portable, &prev, &net, &delta, views);
+                        update_delta(&mut dispatched, &prev, &net, &delta, views);
                         assert_eq!(portable, dispatched, "{inputs} {fen}: {m:?}");
+                        let untouched = views.iter().position(Option::is_none).map(|side| side * prev.len() / 2);
+                        if let Some(start) = untouched {
+                            let half = &portable[start..start + prev.len() / 2];
+                            assert!(half.iter().all(|lane| *lane == Lane::default()), "{inputs} {fen}: {m:?}");
+                        }
                     }
                 }
             }

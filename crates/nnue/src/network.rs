@@ -381,85 +381,29 @@ mod tests {
 
     #[test]
     fn bad_parts_say_what_is_wrong() {
-        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, InputLayout::Plain, 0, &[], &[], &[], &[0])
-            .unwrap_err();
+        // A chess net of two hidden neurons with plain inputs unless said otherwise.
+        let two = |activation, inputs, fb: &[i16], ow: &[i16], ob: &[i32]| {
+            Network::from_parts(NetVariant::Chess, activation, inputs, 2, &[0; 1536], fb, ow, ob)
+        };
+        let plain = InputLayout::Plain;
+        let e = Network::from_parts(NetVariant::Chess, Activation::CReLU, plain, 0, &[], &[], &[], &[0]).unwrap_err();
         assert_eq!(e, NetworkError::HiddenSize(0));
-        let e = Network::from_parts(
-            NetVariant::Chess,
-            Activation::CReLU,
-            InputLayout::Plain,
-            2,
-            &[0; 1536],
-            &[0; 3],
-            &[0; 4],
-            &[0],
-        )
-        .unwrap_err();
+        let e = two(Activation::CReLU, plain, &[0; 3], &[0; 4], &[0]).unwrap_err();
         assert!(e.to_string().contains("feature bias has 3 values, expected 2"), "{e}");
         let mut ow = [0i16; 4];
         ow[3] = 129;
-        let e = Network::from_parts(
-            NetVariant::Chess,
-            Activation::SCReLU,
-            InputLayout::Plain,
-            2,
-            &[0; 1536],
-            &[0; 2],
-            &ow,
-            &[0],
-        )
-        .unwrap_err();
+        let e = two(Activation::SCReLU, plain, &[0; 2], &ow, &[0]).unwrap_err();
         assert_eq!(e, NetworkError::OutputWeightRange { index: 3, value: 129 });
         // CReLU has no such limit.
-        Network::from_parts(
-            NetVariant::Chess,
-            Activation::CReLU,
-            InputLayout::Plain,
-            2,
-            &[0; 1536],
-            &[0; 2],
-            &ow,
-            &[0],
-        )
-        .unwrap();
+        two(Activation::CReLU, plain, &[0; 2], &ow, &[0]).unwrap();
         for buckets in [0, 9] {
-            let e = Network::from_parts(
-                NetVariant::Chess,
-                Activation::CReLU,
-                InputLayout::Plain,
-                2,
-                &[0; 1536],
-                &[0; 2],
-                &[],
-                &vec![0; buckets],
-            )
-            .unwrap_err();
+            let e = two(Activation::CReLU, plain, &[0; 2], &[], &vec![0; buckets]).unwrap_err();
             assert_eq!(e, NetworkError::OutputBuckets(buckets));
         }
-        let e = Network::from_parts(
-            NetVariant::Chess,
-            Activation::CReLU,
-            InputLayout::Plain,
-            2,
-            &[0; 1536],
-            &[0; 2],
-            &[0; 4],
-            &[0; 2],
-        )
-        .unwrap_err();
+        let e = two(Activation::CReLU, plain, &[0; 2], &[0; 4], &[0; 2]).unwrap_err();
         assert!(e.to_string().contains("output weights has 4 values, expected 8"), "{e}");
         // Four king buckets need four copies of the 768 features.
-        let e = Network::from_parts(
-            NetVariant::Chess,
-            Activation::CReLU,
-            InputLayout::King4,
-            2,
-            &[0; 1536],
-            &[0; 2],
-            &[0; 4],
-            &[0],
-        )
-        .unwrap_err();
+        let e = two(Activation::CReLU, InputLayout::King4, &[0; 2], &[0; 4], &[0]).unwrap_err();
         assert!(e.to_string().contains("feature weights has 1536 values, expected 6144"), "{e}");
     }
 

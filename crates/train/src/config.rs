@@ -8,8 +8,6 @@ use std::path::PathBuf;
 use ferz_nnue::InputLayout;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Layout;
-
 /// Everything a training run needs to know.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -143,14 +141,6 @@ impl Default for NetConfig {
             activation: Activation::Screlu,
             init: PathBuf::new(),
         }
-    }
-}
-
-impl NetConfig {
-    /// The parameter layout these settings make.
-    #[must_use]
-    pub const fn layout(&self) -> Layout {
-        Layout { inputs: self.input_layout, hidden: self.hidden, output_buckets: self.output_buckets }
     }
 }
 

@@ -10,7 +10,7 @@
 use ferz_chess::SplitMix64;
 use ferz_nnue::InputLayout;
 
-use crate::config::Activation;
+use crate::config::{Activation, NetConfig};
 use crate::record::Input;
 
 /// Input features per perspective and king bucket.
@@ -37,6 +37,12 @@ impl Layout {
     #[must_use]
     pub const fn plain(hidden: usize, output_buckets: usize) -> Layout {
         Layout { inputs: InputLayout::Plain, hidden, output_buckets }
+    }
+
+    /// The layout the `[net]` settings ask for.
+    #[must_use]
+    pub const fn of(net: &NetConfig) -> Layout {
+        Layout { inputs: net.input_layout, hidden: net.hidden, output_buckets: net.output_buckets }
     }
 
     /// Input features per perspective (768 per king bucket).

@@ -14,7 +14,7 @@ use crate::checkpoint::Checkpoint;
 use crate::config::TrainConfig;
 use crate::dataset::Dataset;
 use crate::export::write_net;
-use crate::model::Network;
+use crate::model::{Layout, Network};
 use crate::optimizer::{AdamW, learning_rate};
 use crate::run::{NetDigest, RUN_FILE, RunRecord};
 
@@ -273,7 +273,7 @@ fn start_state(config: &TrainConfig, checkpoint_path: &Path, resume: bool) -> Re
         return Err(mismatch("--resume given, but there is no checkpoint to resume".into()));
     }
     let c = Checkpoint::load(checkpoint_path)?;
-    let (ours, asked) = (c.net.layout, config.net.layout());
+    let (ours, asked) = (c.net.layout, Layout::of(&config.net));
     if ours != asked || c.net.activation != config.net.activation {
         return Err(mismatch(format!(
             "the checkpoint is a {} {:?} net of {} output buckets and {} inputs, the settings ask for {} {:?} of {} \
@@ -312,7 +312,7 @@ fn initial_net(config: &TrainConfig) -> Result<Network, TrainError> {
     let path = &config.net.init;
     let buckets = config.net.output_buckets;
     if path.as_os_str().is_empty() {
-        return Ok(Network::random(config.net.layout(), config.net.activation, config.data.seed));
+        return Ok(Network::random(Layout::of(&config.net), config.net.activation, config.data.seed));
     }
     let error = |reason: String| TrainError::Net { path: path.clone(), reason: format!("net.init: {reason}") };
     let quantised = ferz_nnue::format::load(path, Some(crate::export::nnue_variant(config.data.variant)))

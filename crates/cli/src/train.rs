@@ -39,7 +39,7 @@ pub struct TrainArgs {
     output_buckets: Option<usize>,
     /// How the inputs depend on each side's king: plain, mirrored or king4 (four king buckets,
     /// mirrored) (overrides `net.input_layout`).
-    #[arg(long, value_name = "LAYOUT", value_parser = parse_input_layout)]
+    #[arg(long, value_name = "LAYOUT")]
     input_layout: Option<InputLayout>,
     /// Gradient threads, 0 = one per CPU (overrides `train.threads`).
     #[arg(long)]
@@ -61,14 +61,6 @@ pub struct TrainArgs {
     /// Continue the run in the output directory from its checkpoint.
     #[arg(long)]
     resume: bool,
-}
-
-/// An input layout by its name.
-fn parse_input_layout(name: &str) -> Result<InputLayout, String> {
-    InputLayout::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = InputLayout::ALL.iter().map(|l| l.name()).collect();
-        format!("expected one of {}", names.join(", "))
-    })
 }
 
 /// The settings after the file, the environment and the flags.

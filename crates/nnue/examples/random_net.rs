@@ -45,7 +45,7 @@ fn run(args: &[String]) -> Result<(), String> {
         None => 1,
     };
     let inputs = match rest.get(3) {
-        Some(name) => InputLayout::from_name(name).ok_or(format!("unknown input layout {name:?}"))?,
+        Some(name) => name.parse().map_err(|e: ferz_nnue::features::UnknownInputLayout| e.to_string())?,
         None => InputLayout::Plain,
     };
     let float = FloatNetwork::random_with_inputs(inputs, activation, hidden, buckets, seed);

@@ -75,12 +75,6 @@ impl InputLayout {
         }
     }
 
-    /// The layout of a settings name.
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<InputLayout> {
-        InputLayout::ALL.into_iter().find(|layout| layout.name() == name)
-    }
-
     /// King buckets: copies of the 768 features.
     #[must_use]
     pub const fn king_buckets(self) -> usize {
@@ -147,6 +141,20 @@ impl InputLayout {
 impl std::fmt::Display for InputLayout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A name that is no [`InputLayout`]'s.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown input layout {0:?}, expected one of plain, mirrored, king4")]
+pub struct UnknownInputLayout(pub String);
+
+impl std::str::FromStr for InputLayout {
+    type Err = UnknownInputLayout;
+
+    /// The layout of a settings name (`"plain"`, `"mirrored"` or `"king4"`).
+    fn from_str(name: &str) -> Result<InputLayout, UnknownInputLayout> {
+        InputLayout::ALL.into_iter().find(|layout| layout.name() == name).ok_or_else(|| UnknownInputLayout(name.into()))
     }
 }
 
@@ -354,10 +362,12 @@ mod tests {
         assert_eq!(view.feature(index(w, b, Role::Pawn, sq("a7"))), 2 * INPUTS + index(w, b, Role::Pawn, sq("h7")));
         for layout in InputLayout::ALL {
             assert_eq!(InputLayout::from_code(layout.code()), Some(layout));
-            assert_eq!(InputLayout::from_name(layout.name()), Some(layout));
+            assert_eq!(layout.name().parse(), Ok(layout));
         }
         assert_eq!(InputLayout::from_code(3), None);
-        assert_eq!(InputLayout::from_name("king8"), None);
+        let names: Vec<&str> = InputLayout::ALL.iter().map(|l| l.name()).collect();
+        let e = "king8".parse::<InputLayout>().unwrap_err();
+        assert_eq!(e.to_string(), format!("unknown input layout \"king8\", expected one of {}", names.join(", ")));
     }
 
     /// A mirroring layout sees a position and its mirror image alike: the net need not learn

@@ -113,13 +113,9 @@ pub mod input_layout_name {
     /// Reads a layout's name.
     ///
     /// # Errors
-    /// A name that is no layout, listing the names there are.
+    /// A name that is no layout ([`ferz_nnue::features::UnknownInputLayout`]).
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<InputLayout, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        InputLayout::from_name(&name).ok_or_else(|| {
-            let names: Vec<&str> = InputLayout::ALL.iter().map(|l| l.name()).collect();
-            serde::de::Error::custom(format!("unknown input layout {name:?}, expected one of {}", names.join(", ")))
-        })
+        String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -5,11 +5,9 @@
 //! FEN string and a parse per record; reading the occupancy and the nibbles directly is what
 //! keeps decoding a small part of a training step (docs/train.md has the measurement).
 
-use arrayvec::ArrayVec;
 use ferz_chess::{Color, Piece, Role, Square};
 use ferz_dataset::marlin::{self, RECORD_SIZE as MARLIN_SIZE};
 use ferz_nnue::InputLayout;
-use ferz_nnue::features::KingView;
 
 /// One raw marlin record, as the dataset loads it and the batches decode it.
 pub type Record = [u8; MARLIN_SIZE];
@@ -112,12 +110,12 @@ impl GameMark {
     }
 }
 
-/// The feature index of a piece for `perspective` seen through `view`, as the inference crate
-/// defines it (below 4 × 768, so it fits a `u16`).
+/// The feature index of a piece for `perspective` in a plain net, as the inference crate
+/// defines it (below 768; seen through a king view, below 4 × 768: it fits a `u16`).
 #[must_use]
 #[inline]
-pub fn feature_index(view: KingView, perspective: Color, color: Color, role: Role, square: Square) -> u16 {
-    view.feature(ferz_nnue::features::index(perspective, color, role, square)) as u16
+pub fn feature_index(perspective: Color, color: Color, role: Role, square: Square) -> u16 {
+    ferz_nnue::features::index(perspective, color, role, square) as u16
 }
 
 impl Sample {
@@ -150,24 +148,27 @@ pub fn decode(record: &[u8; MARLIN_SIZE], inputs: InputLayout) -> Result<Sample,
     let mut sample = Sample { stm: [0; MAX_PIECES], nstm: [0; MAX_PIECES], len, score_cp: 0.0, result: 0.0 };
     let mut kings = [0u8; 2];
     let mut king_squares = [Square::A1; 2];
-    let mut pieces: ArrayVec<(Square, Color, Role), MAX_PIECES> = ArrayVec::new();
-    for (square, code) in marlin::piece_codes(record) {
+    for (i, (square, code)) in marlin::piece_codes(record).enumerate() {
         let Piece { color, role } = marlin::piece_of_code(code).ok_or(format!("piece code {code} on {square}"))?;
         if role == Role::King {
             kings[color as usize] += 1;
             king_squares[color as usize] = square;
         }
-        pieces.push((square, color, role));
+        sample.stm[i] = feature_index(stm, color, role, square);
+        sample.nstm[i] = feature_index(!stm, color, role, square);
     }
     if kings != [1, 1] {
         return Err(format!("{} white and {} black kings", kings[0], kings[1]));
     }
-    // Each perspective's features depend on where its own king stands.
-    let view = |perspective: Color| inputs.view(perspective, king_squares[perspective as usize]);
-    let (stm_view, nstm_view) = (view(stm), view(!stm));
-    for (i, &(square, color, role)) in pieces.iter().enumerate() {
-        sample.stm[i] = feature_index(stm_view, stm, color, role, square);
-        sample.nstm[i] = feature_index(nstm_view, !stm, color, role, square);
+    // A layout that depends on the king moves each perspective's features into its view, once
+    // its king is known; plain features are their own view.
+    if inputs != InputLayout::Plain {
+        for (perspective, features) in [(stm, &mut sample.stm), (!stm, &mut sample.nstm)] {
+            let view = inputs.view(perspective, king_squares[perspective as usize]);
+            for f in &mut features[..len] {
+                *f = view.feature(usize::from(*f)) as u16;
+            }
+        }
     }
     let white_score = f32::from(i16::from_le_bytes([record[28], record[29]]));
     let white_result = match record[30] {

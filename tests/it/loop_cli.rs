@@ -287,3 +287,79 @@ fn bad_loop_settings_fail_at_start_with_the_key() {
         assert!(!tmp.path().join("dir").join("ledger.json").exists(), "{text}: a ledger was written");
     }
 }
+
+/// `ferz loop gate` plays a net made outside the loop as the loop's own gate plays its
+/// candidate: given the candidate of a generation whose gate has begun, it reaches the loop's
+/// verdict over the same games, and leaves the loop's directory as it was. Run again, it plays
+/// nothing; its directory is not reused for another gate; a file that is not a net of the loop's
+/// variant, and a directory without a loop, are refused with their names.
+#[test]
+fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
+    let tmp = TempDir::new("loop-gate");
+    let config = tmp.path().join("loop.toml");
+    std::fs::write(&config, settings()).unwrap();
+    let dir = tmp.path().join("loop");
+    let output = run_loop(&dir, &config, Some("gate:1"));
+    assert!(matches!(output.status.signal(), Some(9 | 6)), "{}", String::from_utf8_lossy(&output.stderr));
+    let net = tmp.path().join("by-hand.nnue");
+    std::fs::copy(dir.join("gen-0001/train/net.nnue"), &net).unwrap();
+    let loop_files = || {
+        ["ledger.json", "gen-0001/gate/games.pgn", "gen-0001/recipe.json"].map(|f| std::fs::read(dir.join(f)).unwrap())
+    };
+    let before = loop_files();
+
+    let out = tmp.path().join("gate");
+    let gate = |net: &Path, dir: &Path| {
+        Command::new(ferz_binary())
+            .args(["loop", "gate"])
+            .arg(dir)
+            .arg(net)
+            .arg("--out")
+            .arg(&out)
+            .env_remove("FERZ_LOOP_KILL_AT")
+            .output()
+            .unwrap()
+    };
+    let output = gate(&net, &dir);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("generation 1's gate") && stdout.contains("Elo over"), "{stdout}");
+    assert!(loop_files() == before, "the loop's directory changed");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(pgn.contains("[White \"by-hand\"]") || pgn.contains("[Black \"by-hand\"]"), "{pgn}");
+    let verdict: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("verdict.json")).unwrap()).unwrap();
+
+    let again = gate(&net, &dir);
+    assert!(again.status.success());
+    assert_eq!(String::from_utf8_lossy(&again.stdout), stdout, "run again, it reports the verdict it wrote");
+    assert_eq!(std::fs::read_to_string(out.join("games.pgn")).unwrap(), pgn, "run again, it played more");
+
+    // The loop finishes its own gate of the same net: the same games, the same verdict.
+    let output = run_loop(&dir, &config, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(rounded(&verdict), rounded(&ledger(&dir)["generations"][0]["gate"]));
+
+    // The same directory for another gate (the loop has moved on, and another net) is refused.
+    let output = gate(&dir.join("best/gen-0000.nnue"), &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("gate.json") && stderr.contains("give another --out"), "{stderr}");
+
+    let junk = tmp.path().join("junk.nnue");
+    std::fs::write(&junk, b"not a net").unwrap();
+    let shatranj = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/nnue/nets/shatranj.nnue");
+    std::fs::remove_dir_all(&out).unwrap();
+    for (net, dir, named) in [
+        (&junk, &dir, "junk.nnue"),
+        (&shatranj, &dir, "shatranj.nnue"),
+        (&tmp.path().join("missing.nnue"), &dir, "missing.nnue"),
+        (&net, &tmp.path().to_path_buf(), "not a loop directory"),
+    ] {
+        let output = gate(net, dir);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{named}: {stderr}");
+        assert!(stderr.contains(named), "{named}: {stderr}");
+        assert!(!out.join("verdict.json").exists(), "{named}: a verdict was written");
+    }
+}

@@ -67,6 +67,57 @@ pub enum LoopAction {
         /// The loop directory.
         dir: PathBuf,
     },
+    /// Gate a net made outside the loop (by hand, or by another trainer on the loop's data)
+    /// against the loop's best net exactly as the loop gates its own candidates: the recipe of
+    /// the generation in progress (or of the next one), its search parameters and opening seed.
+    /// The PGN and verdict go to `--out`; run again, it continues. The loop's directory is only
+    /// read, so it is safe beside a running loop (both then share the cores).
+    Gate {
+        /// The loop directory.
+        dir: PathBuf,
+        /// The net file to gate (a net of the loop's variant).
+        net: PathBuf,
+        /// Where the gate's games.pgn, verdict.json and search.params go.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+/// A loop's control, stopped by the first Ctrl-C or SIGTERM where its stage can continue; the
+/// second quits at once.
+fn stop_on_ctrl_c() -> anyhow::Result<Arc<Control>> {
+    let control = Arc::new(Control::default());
+    let presses = AtomicU32::new(0);
+    let handler = Arc::clone(&control);
+    ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            eprintln!("stopping: the stage in progress stops where it can continue (Ctrl-C again quits at once)");
+            handler.stop();
+        } else {
+            std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
+        }
+    })
+    .context("installing the Ctrl-C / SIGTERM handler")?;
+    Ok(control)
+}
+
+/// `ferz loop gate DIR NET --out OUT`.
+fn gate(dir: &std::path::Path, net: &std::path::Path, out: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let ledger = ferz_loop::Ledger::load_existing(dir)?;
+    let ferz = std::env::current_exe().context("cannot find the ferz executable")?;
+    let control = stop_on_ctrl_c()?;
+    let gated =
+        ferz_loop::generation::gate_net(dir, &ledger, net, out, &ferz, &control, &mut |progress| match progress {
+            Progress::Stage { generation, detail, .. } => eprintln!("generation {generation}: gate: {detail}"),
+            Progress::Gate { line, .. } if !line.starts_with("Finished game") => eprintln!("gate: {line}"),
+            _ => {}
+        })?;
+    let Some((generation, record)) = gated else {
+        eprintln!("stopped; run the same command again to continue {}", out.display());
+        return Ok(ExitCode::from(crate::EXIT_INTERRUPTED));
+    };
+    println!("{}: {} (generation {generation}'s gate); verdict in {}", net.display(), record.summary(), out.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `ferz loop`.
@@ -83,6 +134,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             print!("{}", ferz_loop::status::status(dir)?);
             return Ok(ExitCode::SUCCESS);
         }
+        Some(LoopAction::Gate { dir, net, out }) => return gate(dir, net, out),
         None => {}
     }
     let dir = args.dir.clone().context("give the loop directory: ferz loop DIR")?;
@@ -107,18 +159,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
         }
     };
 
-    let control = Arc::new(Control::default());
-    let presses = AtomicU32::new(0);
-    let handler = Arc::clone(&control);
-    ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!("stopping: the stage in progress stops where it can continue (Ctrl-C again quits at once)");
-            handler.stop();
-        } else {
-            std::process::exit(i32::from(crate::EXIT_INTERRUPTED));
-        }
-    })
-    .context("installing the Ctrl-C / SIGTERM handler")?;
+    let control = stop_on_ctrl_c()?;
 
     eprintln!(
         "ferz loop: {} ({:?} net, seed {}), settings from {origin}",

@@ -263,11 +263,9 @@ pub fn run_generation(
     };
 
     // The gate: the candidate (A) against the best net (B), SPRT, resumable PGN.
-    let gate_dir = gen_dir.join("gate");
-    std::fs::create_dir_all(&gate_dir).map_err(|source| LoopError::Io { path: gate_dir.clone(), source })?;
-    let verdict_path = gate_dir.join(VERDICT_FILE);
-    let gate: GateRecord = if verdict_path.exists() {
-        read(&verdict_path)?
+    let files = GateFiles::of_generation(&gen_dir);
+    let gate: GateRecord = if files.verdict.exists() {
+        read(&files.verdict)?
     } else {
         let mut detail = format!("candidate vs gen {}", player.generation);
         if let Some(caveat) = size_caveat(dir, settings, &net_path, &player)? {
@@ -276,52 +274,16 @@ pub fn run_generation(
         }
         progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
         clock.start(Stage::Gate)?;
-        if !settings.selfplay.params.is_empty() {
-            write_params_file(&gen_dir.join(PARAMS_FILE), g, &settings.selfplay.params)?;
-        }
-        let config = gate_config(dir, settings, g, &net_path, &player, ferz)?;
-        let pgn = config.pgn.clone().expect("the gate writes a PGN");
-        let played = if pgn.exists() {
-            load_played(&pgn, config.variant, &config.openings)
-                .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?
-        } else {
-            Vec::new()
-        };
-        // A decided SPRT sets `abort` to end its match: clear what the last gate left (a stop
-        // asked for since is in `signals.stop` and returns above or below).
-        control.gate.abort.store(false, Ordering::SeqCst);
-        control.gate.drain.store(control.stopping(), Ordering::SeqCst);
+        let candidate = GateCandidate { net: net_path.clone(), name: format!("gen-{g}") };
+        let config = gate_config(dir, settings, g, &candidate, &player, ferz, &files)?;
         let mut timed_progress = |event: Progress| {
             clock.tick();
             progress(event);
         };
-        let mut log = GateLog { generation: g, games: 0, progress: &mut timed_progress, line: Vec::new() };
-        let summary = run_match(&config, &played, &control.gate, &mut log)
-            .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
+        let played = play_gate(&config, settings, g, &files, control, &mut timed_progress)?;
         clock.stop()?;
-        if control.stopping() && summary.unfinished() {
-            return Ok(Outcome::Stopped);
-        }
-        let (sprt, llr) = summary.sprt.expect("the gate runs an SPRT");
-        let verdict = match sprt.status(llr) {
-            SprtStatus::AcceptH1 => Verdict::AcceptH1,
-            SprtStatus::AcceptH0 => Verdict::AcceptH0,
-            SprtStatus::Continue => Verdict::Inconclusive,
-        };
-        let elo = summary.penta.elo().or_else(|| summary.wdl.elo());
-        let record = GateRecord {
-            games: summary.games(),
-            wins: summary.wdl.wins,
-            draws: summary.wdl.draws,
-            losses: summary.wdl.losses,
-            elo: elo.map_or(0.0, |e| e.elo),
-            elo_low: elo.map_or(0.0, |e| e.low),
-            elo_high: elo.map_or(0.0, |e| e.high),
-            llr,
-            llr_bounds: sprt.bounds(),
-            verdict,
-        };
-        write(&verdict_path, &record)?;
+        let Some(record) = played else { return Ok(Outcome::Stopped) };
+        write(&files.verdict, &record)?;
         record
     };
 
@@ -722,9 +684,10 @@ fn gate_config(
     dir: &Path,
     settings: &LoopConfig,
     g: u32,
-    candidate: &Path,
+    candidate: &GateCandidate,
     best: &NetRef,
     ferz: &Path,
+    files: &GateFiles,
 ) -> Result<MatchConfig, LoopError> {
     let gate = &settings.gate;
     let (variant, eval_option) = match settings.run.net {
@@ -737,8 +700,7 @@ fn gate_config(
         // Both sides search with the generation's values, as its self-play did (a recipe from
         // before recipes held them has none: the build's defaults).
         if !settings.selfplay.params.is_empty() {
-            let file = absolute(&generation_dir(dir, g).join(PARAMS_FILE));
-            options.push(EngineOption::new("ParamsFile", file.display().to_string()));
+            options.push(EngineOption::new("ParamsFile", absolute(&files.params).display().to_string()));
         }
         if let Some(net) = net {
             options.push(EngineOption::new(eval_option, absolute(&net).display().to_string()));
@@ -780,7 +742,7 @@ fn gate_config(
     let sprt = Sprt::new(gate.elo0, gate.elo1, gate.alpha, gate.beta, SprtModel::Normalized)
         .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
     Ok(MatchConfig {
-        engines: [engine(format!("gen-{g}"), Some(candidate.to_path_buf()), false), best_engine],
+        engines: [engine(candidate.name.clone(), Some(candidate.net.clone()), false), best_engine],
         variant,
         openings,
         concurrency: gate.concurrency,
@@ -795,12 +757,190 @@ fn gate_config(
             resign_adjudication: Some(ResignAdjudication { move_count: 3, score: 1000, two_sided: true }),
         },
         timeouts: Timeouts::default(),
-        pgn: Some(gate_pgn(&generation_dir(dir, g))),
+        pgn: Some(files.pgn.clone()),
         pgn_comments: true,
         sprt: Some(sprt),
         event: format!("ferz loop gate, generation {g}"),
         self_exe: ferz.to_path_buf(),
     })
+}
+
+/// The net a gate tries, and its name in the gate's PGN.
+struct GateCandidate {
+    net: PathBuf,
+    name: String,
+}
+
+/// Where a gate keeps its games, its verdict and the search parameters both engines read.
+pub struct GateFiles {
+    /// The games, resumed from when the gate is run again.
+    pub pgn: PathBuf,
+    /// The decision ([`GateRecord`]), written when the match has decided.
+    pub verdict: PathBuf,
+    /// The recipe's search parameters as a params file (`ParamsFile`).
+    pub params: PathBuf,
+}
+
+impl GateFiles {
+    /// A generation's gate: `gate/games.pgn`, `gate/verdict.json` and `search.params`.
+    #[must_use]
+    pub fn of_generation(gen_dir: &Path) -> GateFiles {
+        GateFiles {
+            pgn: gate_pgn(gen_dir),
+            verdict: gen_dir.join("gate").join(VERDICT_FILE),
+            params: gen_dir.join(PARAMS_FILE),
+        }
+    }
+
+    /// A gate of its own in `dir`: `games.pgn`, `verdict.json` and `search.params` (and
+    /// `gate.json`, what it gates, written by [`gate_net`]).
+    #[must_use]
+    pub fn in_dir(dir: &Path) -> GateFiles {
+        GateFiles { pgn: dir.join("games.pgn"), verdict: dir.join(VERDICT_FILE), params: dir.join(PARAMS_FILE) }
+    }
+}
+
+/// The file in a [`gate_net`] directory that says what it gates.
+const OUTSIDE_GATE_FILE: &str = "gate.json";
+
+/// What a [`gate_net`] directory gates: the net, the generation whose gate it plays and the
+/// best net it meets.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct OutsideGate {
+    net_sha256: String,
+    generation: u32,
+    best: NetRef,
+}
+
+/// Plays a gate until its SPRT decides or its games are played, continuing its PGN; `None` when
+/// a stop was asked for first. Writes the params file its engines read, not the verdict.
+fn play_gate(
+    config: &MatchConfig,
+    settings: &LoopConfig,
+    g: u32,
+    files: &GateFiles,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Option<GateRecord>, LoopError> {
+    if let Some(parent) = files.pgn.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| LoopError::Io { path: parent.to_path_buf(), source })?;
+    }
+    if !settings.selfplay.params.is_empty() {
+        write_params_file(&files.params, g, &settings.selfplay.params)?;
+    }
+    let played = if files.pgn.exists() {
+        load_played(&files.pgn, config.variant, &config.openings)
+            .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?
+    } else {
+        Vec::new()
+    };
+    // A decided SPRT sets `abort` to end its match: clear what the last gate left (a stop
+    // asked for since is in `signals.stop` and returns above or below).
+    control.gate.abort.store(false, Ordering::SeqCst);
+    control.gate.drain.store(control.stopping(), Ordering::SeqCst);
+    let mut log = GateLog { generation: g, games: 0, progress, line: Vec::new() };
+    let summary = run_match(config, &played, &control.gate, &mut log)
+        .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
+    if control.stopping() && summary.unfinished() {
+        return Ok(None);
+    }
+    let (sprt, llr) = summary.sprt.expect("the gate runs an SPRT");
+    let verdict = match sprt.status(llr) {
+        SprtStatus::AcceptH1 => Verdict::AcceptH1,
+        SprtStatus::AcceptH0 => Verdict::AcceptH0,
+        SprtStatus::Continue => Verdict::Inconclusive,
+    };
+    let elo = summary.penta.elo().or_else(|| summary.wdl.elo());
+    Ok(Some(GateRecord {
+        games: summary.games(),
+        wins: summary.wdl.wins,
+        draws: summary.wdl.draws,
+        losses: summary.wdl.losses,
+        elo: elo.map_or(0.0, |e| e.elo),
+        elo_low: elo.map_or(0.0, |e| e.low),
+        elo_high: elo.map_or(0.0, |e| e.high),
+        llr,
+        llr_bounds: sprt.bounds(),
+        verdict,
+    }))
+}
+
+/// A gate of a net made outside the loop (by hand, or by another trainer on the loop's data):
+/// `net` against the loop's best net exactly as the loop gates its own candidates, with the
+/// recipe of the generation in progress (or, before it begins, of the next one), its search
+/// parameters and its opening seed. Its files are in `out` ([`GateFiles::in_dir`]); the loop's
+/// directory is only read. Run again, it continues the PGN, or returns the verdict it wrote.
+/// Returns the generation whose gate it played and the verdict, `None` when a stop was asked
+/// for first.
+///
+/// # Errors
+/// A loop without a ledger, a best net that is not the ledger's, a file that is not a net of
+/// the loop's variant, or a match that fails.
+pub fn gate_net(
+    dir: &Path,
+    ledger: &Ledger,
+    net: &Path,
+    out: &Path,
+    ferz: &Path,
+    control: &Control,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Option<(u32, GateRecord)>, LoopError> {
+    let g = ledger.generations.len() as u32 + 1;
+    let gen_dir = generation_dir(dir, g);
+    let recipe_path = gen_dir.join(RECIPE_FILE);
+    let settings = if recipe_path.exists() {
+        ledger.settings.with_recipe(&read::<Recipe>(&recipe_path)?)
+    } else {
+        ledger.settings.clone()
+    };
+    let variant = match settings.run.net {
+        NetFamily::Chess => ferz_nnue::NetVariant::Chess,
+        NetFamily::Shatranj => ferz_nnue::NetVariant::Shatranj,
+    };
+    ferz_nnue::format::load(net, Some(variant))
+        .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
+    let player = ledger.best();
+    check_best(dir, &player)?;
+    let files = GateFiles::in_dir(out);
+    // What `out` gates, written before its first game: a run that would continue another net's
+    // games, or another generation's gate, is refused.
+    let this_gate = OutsideGate { net_sha256: hash(net)?, generation: g, best: player.clone() };
+    let gate_path = out.join(OUTSIDE_GATE_FILE);
+    std::fs::create_dir_all(out).map_err(|source| LoopError::Io { path: out.to_path_buf(), source })?;
+    if !write_json_if_absent(&gate_path, &this_gate)
+        .map_err(|source| LoopError::Io { path: gate_path.clone(), source })?
+    {
+        let began: OutsideGate = read(&gate_path)?;
+        if began != this_gate {
+            return Err(LoopError::Ledger {
+                path: gate_path,
+                reason: format!(
+                    "this directory holds the gate of the net with SHA-256 {} against generation {}'s best net (gen {});                      now it would gate SHA-256 {} in generation {} against gen {}: give another --out",
+                    began.net_sha256,
+                    began.generation,
+                    began.best.generation,
+                    this_gate.net_sha256,
+                    this_gate.generation,
+                    this_gate.best.generation
+                ),
+            });
+        }
+    }
+    if files.verdict.exists() {
+        return Ok(Some((g, read(&files.verdict)?)));
+    }
+    let name = net.file_stem().map_or_else(|| "candidate".to_owned(), |stem| stem.to_string_lossy().into_owned());
+    let mut detail = format!("{name} vs gen {} with generation {g}'s gate", player.generation);
+    if let Some(caveat) = size_caveat(dir, &settings, net, &player)? {
+        detail.push_str("; ");
+        detail.push_str(&caveat);
+    }
+    progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
+    let candidate = GateCandidate { net: net.to_path_buf(), name };
+    let config = gate_config(dir, &settings, g, &candidate, &player, ferz, &files)?;
+    let Some(record) = play_gate(&config, &settings, g, &files, control, progress)? else { return Ok(None) };
+    write(&files.verdict, &record)?;
+    Ok(Some((g, record)))
 }
 
 /// Whether the training run in `train_dir` wrote the net of its last epoch.
@@ -923,7 +1063,9 @@ mod tests {
         settings.gate.nodes = 100;
         let best = NetRef { generation: 0, file: None, sha256: None };
         let params_files = |settings: &LoopConfig| {
-            let config = gate_config(tmp.path(), settings, 3, Path::new("candidate.nnue"), &best, Path::new("ferz"));
+            let candidate = GateCandidate { net: PathBuf::from("candidate.nnue"), name: "gen-3".to_owned() };
+            let files = GateFiles::of_generation(&generation_dir(tmp.path(), 3));
+            let config = gate_config(tmp.path(), settings, 3, &candidate, &best, Path::new("ferz"), &files);
             let engines = config.unwrap().engines;
             engines
                 .iter()

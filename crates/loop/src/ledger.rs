@@ -176,17 +176,38 @@ impl GenerationRecord {
     /// One line: positions, the gate's Elo, games and LLR, and whether it was promoted.
     #[must_use]
     pub fn summary(&self) -> String {
-        let gate = &self.gate;
         format!(
-            "generation {}: {} positions, gate {:+.1} ± {:.1} Elo over {} games, LLR {:.2}: {}",
+            "generation {}: {} positions, gate {}: {}",
             self.generation,
             self.data.positions,
-            gate.elo,
-            (gate.elo_high - gate.elo_low) / 2.0,
-            gate.games,
-            gate.llr,
+            self.gate.elo_line(),
             if self.promoted { "promoted" } else { "not promoted" }
         )
+    }
+}
+
+impl GateRecord {
+    /// The Elo with half its 95% interval, the games and the LLR.
+    #[must_use]
+    pub fn elo_line(&self) -> String {
+        format!(
+            "{:+.1} ± {:.1} Elo over {} games, LLR {:.2}",
+            self.elo,
+            (self.elo_high - self.elo_low) / 2.0,
+            self.games,
+            self.llr
+        )
+    }
+
+    /// One line: [`GateRecord::elo_line`], the results and what the SPRT decided.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let decided = match self.verdict {
+            Verdict::AcceptH1 => "H1 accepted, stronger than the best net",
+            Verdict::AcceptH0 => "H0 accepted, not stronger",
+            Verdict::Inconclusive => "inconclusive at the game limit",
+        };
+        format!("{} (+{} ={} -{}): {decided}", self.elo_line(), self.wins, self.draws, self.losses)
     }
 }
 

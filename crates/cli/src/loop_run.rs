@@ -106,12 +106,11 @@ fn gate(dir: &std::path::Path, net: &std::path::Path, out: &std::path::Path) -> 
     let ledger = ferz_loop::Ledger::load_existing(dir)?;
     let ferz = std::env::current_exe().context("cannot find the ferz executable")?;
     let control = stop_on_ctrl_c()?;
-    let gated =
-        ferz_loop::generation::gate_net(dir, &ledger, net, out, &ferz, &control, &mut |progress| match progress {
-            Progress::Stage { generation, detail, .. } => eprintln!("generation {generation}: gate: {detail}"),
-            Progress::Gate { line, .. } if !line.starts_with("Finished game") => eprintln!("gate: {line}"),
-            _ => {}
-        })?;
+    let gated = ferz_loop::gate::gate_net(dir, &ledger, net, out, &ferz, &control, &mut |progress| match progress {
+        Progress::Stage { generation, detail, .. } => eprintln!("generation {generation}: gate: {detail}"),
+        Progress::Gate { line, .. } if !line.starts_with("Finished game") => eprintln!("gate: {line}"),
+        _ => {}
+    })?;
     let Some((generation, record)) = gated else {
         eprintln!("stopped; run the same command again to continue {}", out.display());
         return Ok(ExitCode::from(crate::EXIT_INTERRUPTED));

@@ -79,12 +79,30 @@ impl RunSettings {
         }
     }
 
+    /// The seed of generation `g`'s self-play, training and gate openings, derived from the
+    /// loop's seed.
+    #[must_use]
+    pub fn generation_seed(&self, g: u32) -> u64 {
+        ferz_chess::SplitMix64::derive(self.seed, u64::from(g)).next_u64()
+    }
+
     /// The loop's net as prose: "chess" (standard and Chess960) or "Shatranj".
     #[must_use]
     pub fn net_name(&self) -> &'static str {
         match self.net {
             NetFamily::Chess => "chess",
             NetFamily::Shatranj => "Shatranj",
+        }
+    }
+}
+
+impl NetFamily {
+    /// The net files' variant.
+    #[must_use]
+    pub fn nnue_variant(self) -> ferz_nnue::NetVariant {
+        match self {
+            NetFamily::Chess => ferz_nnue::NetVariant::Chess,
+            NetFamily::Shatranj => ferz_nnue::NetVariant::Shatranj,
         }
     }
 }

@@ -13,70 +13,23 @@
 //! A generation is finished with the recipe it began with (`recipe.json`, written when it
 //! begins): changed settings apply from the next generation.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use ferz_arena::{
-    BookOrder, DrawAdjudication, EngineCommand, EngineConfig, EngineOption, GameSettings, Limit, MatchConfig,
-    OpeningSettings, ResignAdjudication, Sprt, SprtModel, SprtStatus, Timeouts, load_book, load_played, run_match,
-    schedule,
-};
-use ferz_chess::{SplitMix64, Variant};
 use ferz_dataset::layout::{MANIFEST_FILE, shard_dir};
-use ferz_dataset::manifest::{
-    first_difference, read_json, sha256_bytes, sha256_file, write_json_atomic, write_json_if_absent,
-};
+use ferz_dataset::manifest::{first_difference, sha256_bytes, write_json_if_absent};
 use ferz_dataset::verify::{self, open_verified};
 use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
-use serde::{Deserialize, Serialize};
 
 use crate::clock::{SAVE_INTERVAL, StageClock};
 use crate::config::{LoopConfig, NetFamily, Recipe, StartingPoint, TrainInit};
+use crate::gate::{GateCandidate, GateFiles, gate_config, play_gate, size_caveat};
+use crate::layout::{RECIPE_FILE, copy_atomically, generation_dir, hash, read, selfplay_dir, train_dir, write};
 use crate::ledger::{
-    DataRecord, EpochLoss, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file,
+    DataRecord, GateRecord, GenerationRecord, Ledger, NetRef, TrainRecord, Verdict, best_file, read_losses,
 };
 use crate::{Control, LoopError, Progress, Stage, fault};
-
-/// The directory of generation `g`.
-#[must_use]
-pub fn generation_dir(loop_dir: &Path, g: u32) -> PathBuf {
-    loop_dir.join(format!("gen-{g:04}"))
-}
-
-/// Where a generation's self-play shards are.
-#[must_use]
-pub fn selfplay_dir(gen_dir: &Path) -> PathBuf {
-    gen_dir.join("selfplay")
-}
-
-/// Where a generation's training run is.
-#[must_use]
-pub fn train_dir(gen_dir: &Path) -> PathBuf {
-    gen_dir.join("train")
-}
-
-/// The PGN of a generation's gate.
-#[must_use]
-pub fn gate_pgn(gen_dir: &Path) -> PathBuf {
-    gen_dir.join("gate").join("games.pgn")
-}
-
-/// The self-play seed of generation `g` of a loop seeded `seed`.
-#[must_use]
-pub fn generation_seed(seed: u64, g: u32) -> u64 {
-    SplitMix64::derive(seed, u64::from(g)).next_u64()
-}
-
-/// The recipe a generation began with, written when it begins.
-pub(crate) const RECIPE_FILE: &str = "recipe.json";
-
-/// The recipe's search parameters as a params file, for the gate's engines (`ParamsFile`).
-const PARAMS_FILE: &str = "search.params";
-/// The gate's decision, written when the match has decided.
-pub(crate) const VERDICT_FILE: &str = "verdict.json";
 
 /// Where a stopped generation got to.
 pub enum Outcome {
@@ -118,7 +71,7 @@ pub fn run_generation(
     let one_task = matches!(scope, SelfplayScope::Shard(_));
     let settings = &generation_settings(&gen_dir, &ledger.settings, g, progress)?;
     let player = ledger.best();
-    check_best(dir, &player)?;
+    player.check(dir)?;
     let mut clock = StageClock::open(&gen_dir, SAVE_INTERVAL)?;
 
     // Self-play: `loop.threads` shards at once, each with one thread, so that every shard's
@@ -230,7 +183,7 @@ pub fn run_generation(
     }
     let init = match settings.train.init {
         TrainInit::Scratch => None,
-        TrainInit::Best => initial_net(dir, &player),
+        TrainInit::Best => player.path(dir),
     };
     let train = train_config(dir, settings, g, &data_generations, init);
     let train_dir = train.output.dir.clone();
@@ -386,7 +339,7 @@ fn restore_data(
             reason: format!("generation {d}'s data is gone and the ledger has no record to play it again from"),
         });
     };
-    check_best(dir, &record.player)?;
+    record.player.check(dir)?;
     std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
     let settings = ledger.settings.with_recipe(&record.recipe);
     let selfplay = selfplay_config(dir, &settings, &record.player, d);
@@ -512,7 +465,7 @@ pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u3
     // on timing, and a shard could not be played again exactly.
     config.run.threads = 1;
     config.run.out = selfplay_dir(&generation_dir(dir, g));
-    config.run.seed = generation_seed(settings.run.seed, g);
+    config.run.seed = settings.run.generation_seed(g);
     config.run.checkpoint_seconds = 2;
     config.variants = match settings.run.net {
         NetFamily::Chess => ferz_selfplay::config::VariantMix { chess: s.chess, chess960: s.chess960, shatranj: 0 },
@@ -554,7 +507,7 @@ pub fn train_config(
         NetFamily::Chess => ferz_train::config::NetVariant::Chess,
         NetFamily::Shatranj => ferz_train::config::NetVariant::Shatranj,
     };
-    config.data.seed = generation_seed(settings.run.seed, g);
+    config.data.seed = settings.run.generation_seed(g);
     config.net.hidden = t.hidden;
     config.net.output_buckets = t.output_buckets;
     config.net.input_layout = t.input_layout;
@@ -565,11 +518,6 @@ pub fn train_config(
     config.optimizer.lr = t.lr;
     config.output.dir = train_dir(&generation_dir(dir, g));
     config
-}
-
-/// The net file a candidate fine-tunes: the best net's; none for the hand-tuned start.
-fn initial_net(dir: &Path, best: &NetRef) -> Option<PathBuf> {
-    best.file.as_ref().map(|file| dir.join(file))
 }
 
 /// Pins generation 0's net for a loop that starts from the embedded net: the first time, the
@@ -588,10 +536,7 @@ pub fn pin_generation_zero(dir: &Path, ledger: &mut Ledger) -> Result<bool, Loop
     if ledger.settings.run.start == StartingPoint::HandTuned {
         return Ok(false);
     }
-    let variant = match ledger.settings.run.net {
-        NetFamily::Chess => ferz_nnue::NetVariant::Chess,
-        NetFamily::Shatranj => ferz_nnue::NetVariant::Shatranj,
-    };
+    let variant = ledger.settings.run.net.nnue_variant();
     let name = ledger.settings.run.net_name();
     let path = dir.join(best_file(0));
     if path.exists() {
@@ -637,312 +582,6 @@ pub fn pin_generation_zero(dir: &Path, ledger: &mut Ledger) -> Result<bool, Loop
     Ok(changed)
 }
 
-/// Checks that the best net's file is the net the ledger names, before a generation plays it.
-fn check_best(dir: &Path, best: &NetRef) -> Result<(), LoopError> {
-    let (Some(file), Some(sha256)) = (&best.file, &best.sha256) else { return Ok(()) };
-    let path = dir.join(file);
-    let found = hash(&path)?;
-    if found != *sha256 {
-        return Err(LoopError::Ledger {
-            path,
-            reason: format!("SHA-256 {found}, but the ledger's generation {} is {sha256}", best.generation),
-        });
-    }
-    Ok(())
-}
-
-/// What a gate at fixed nodes cannot see: a net of another size searches at another speed, so
-/// the same nodes cost them different time. `None` when the gate plays on the clock or the two
-/// nets have the same size.
-fn size_caveat(
-    dir: &Path,
-    settings: &LoopConfig,
-    candidate: &Path,
-    best: &NetRef,
-) -> Result<Option<String>, LoopError> {
-    if settings.gate.nodes == 0 {
-        return Ok(None);
-    }
-    let Some(best_path) = initial_net(dir, best) else { return Ok(None) };
-    let hidden = |path: &Path| {
-        ferz_nnue::format::load(path, None)
-            .map(|net| net.hidden())
-            .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })
-    };
-    let (ours, theirs) = (hidden(candidate)?, hidden(&best_path)?);
-    Ok((ours != theirs).then(|| {
-        format!(
-            "the candidate has {ours} hidden neurons, gen {} {theirs}: at fixed nodes the slower net's \
-             search costs it nothing (gate.nodes = 0 plays on the clock)",
-            best.generation
-        )
-    }))
-}
-
-/// The gate's match: the candidate as engine A, the best net as B, one thread each.
-fn gate_config(
-    dir: &Path,
-    settings: &LoopConfig,
-    g: u32,
-    candidate: &GateCandidate,
-    best: &NetRef,
-    ferz: &Path,
-    files: &GateFiles,
-) -> Result<MatchConfig, LoopError> {
-    let gate = &settings.gate;
-    let (variant, eval_option) = match settings.run.net {
-        NetFamily::Chess => (Variant::Chess, "EvalFile"),
-        NetFamily::Shatranj => (Variant::Shatranj, "EvalFileShatranj"),
-    };
-    let absolute = |path: &Path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let engine = |name: String, net: Option<PathBuf>, hand_tuned: bool| {
-        let mut options = vec![EngineOption::new("Hash", gate.hash_mb.to_string()), EngineOption::new("Threads", "1")];
-        // Both sides search with the generation's values, as its self-play did (a recipe from
-        // before recipes held them has none: the build's defaults).
-        if !settings.selfplay.params.is_empty() {
-            options.push(EngineOption::new("ParamsFile", absolute(&files.params).display().to_string()));
-        }
-        if let Some(net) = net {
-            options.push(EngineOption::new(eval_option, absolute(&net).display().to_string()));
-        }
-        if hand_tuned {
-            options.push(EngineOption::new("UseNNUE", "false"));
-        }
-        EngineConfig { command: EngineCommand::Ferz, options, name: Some(name), ponder: false }
-    };
-    let best_engine = engine(
-        format!("gen-{}", best.generation),
-        best.file.as_ref().map(|f| dir.join(f)),
-        best.generation == 0 && settings.run.start == StartingPoint::HandTuned,
-    );
-    let limit = if gate.nodes > 0 {
-        Limit::Nodes(gate.nodes)
-    } else {
-        Limit::parse_clock(&gate.tc).map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?
-    };
-    let book = if gate.book.as_os_str().is_empty() {
-        None
-    } else {
-        Some(
-            load_book(&gate.book, variant, None)
-                .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?,
-        )
-    };
-    let openings = schedule(
-        book.as_deref(),
-        &OpeningSettings {
-            variant,
-            order: if book.is_some() { BookOrder::Random } else { BookOrder::Sequential },
-            seed: generation_seed(settings.run.seed, g),
-            start: 0,
-            random_plies: gate.random_plies,
-        },
-        gate.games.div_ceil(2) as usize,
-    );
-    let sprt = Sprt::new(gate.elo0, gate.elo1, gate.alpha, gate.beta, SprtModel::Normalized)
-        .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
-    Ok(MatchConfig {
-        engines: [engine(candidate.name.clone(), Some(candidate.net.clone()), false), best_engine],
-        variant,
-        openings,
-        concurrency: gate.concurrency,
-        game: GameSettings {
-            limit,
-            time_margin: Duration::from_millis(50),
-            stall_timeout: Duration::from_secs(60),
-            max_plies: Some(400),
-            // The adjudication of the nets' earlier SPRTs: both engines agree the game is
-            // drawn, or one side's own score says it is lost.
-            draw_adjudication: Some(DrawAdjudication { move_number: 40, move_count: 8, score: 10 }),
-            resign_adjudication: Some(ResignAdjudication { move_count: 3, score: 1000, two_sided: true }),
-        },
-        timeouts: Timeouts::default(),
-        pgn: Some(files.pgn.clone()),
-        pgn_comments: true,
-        sprt: Some(sprt),
-        event: format!("ferz loop gate, generation {g}"),
-        self_exe: ferz.to_path_buf(),
-    })
-}
-
-/// The net a gate tries, and its name in the gate's PGN.
-struct GateCandidate {
-    net: PathBuf,
-    name: String,
-}
-
-/// Where a gate keeps its games, its verdict and the search parameters both engines read.
-pub struct GateFiles {
-    /// The games, resumed from when the gate is run again.
-    pub pgn: PathBuf,
-    /// The decision ([`GateRecord`]), written when the match has decided.
-    pub verdict: PathBuf,
-    /// The recipe's search parameters as a params file (`ParamsFile`).
-    pub params: PathBuf,
-}
-
-impl GateFiles {
-    /// A generation's gate: `gate/games.pgn`, `gate/verdict.json` and `search.params`.
-    #[must_use]
-    pub fn of_generation(gen_dir: &Path) -> GateFiles {
-        GateFiles {
-            pgn: gate_pgn(gen_dir),
-            verdict: gen_dir.join("gate").join(VERDICT_FILE),
-            params: gen_dir.join(PARAMS_FILE),
-        }
-    }
-
-    /// A gate of its own in `dir`: `games.pgn`, `verdict.json` and `search.params` (and
-    /// `gate.json`, what it gates, written by [`gate_net`]).
-    #[must_use]
-    pub fn in_dir(dir: &Path) -> GateFiles {
-        GateFiles { pgn: dir.join("games.pgn"), verdict: dir.join(VERDICT_FILE), params: dir.join(PARAMS_FILE) }
-    }
-}
-
-/// The file in a [`gate_net`] directory that says what it gates.
-const OUTSIDE_GATE_FILE: &str = "gate.json";
-
-/// What a [`gate_net`] directory gates: the net, the generation whose gate it plays and the
-/// best net it meets.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-struct OutsideGate {
-    net_sha256: String,
-    generation: u32,
-    best: NetRef,
-}
-
-/// Plays a gate until its SPRT decides or its games are played, continuing its PGN; `None` when
-/// a stop was asked for first. Writes the params file its engines read, not the verdict.
-fn play_gate(
-    config: &MatchConfig,
-    settings: &LoopConfig,
-    g: u32,
-    files: &GateFiles,
-    control: &Control,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Option<GateRecord>, LoopError> {
-    if let Some(parent) = files.pgn.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| LoopError::Io { path: parent.to_path_buf(), source })?;
-    }
-    if !settings.selfplay.params.is_empty() {
-        write_params_file(&files.params, g, &settings.selfplay.params)?;
-    }
-    let played = if files.pgn.exists() {
-        load_played(&files.pgn, config.variant, &config.openings)
-            .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?
-    } else {
-        Vec::new()
-    };
-    // A decided SPRT sets `abort` to end its match: clear what the last gate left (a stop
-    // asked for since is in `signals.stop` and returns above or below).
-    control.gate.abort.store(false, Ordering::SeqCst);
-    control.gate.drain.store(control.stopping(), Ordering::SeqCst);
-    let mut log = GateLog { generation: g, games: 0, progress, line: Vec::new() };
-    let summary = run_match(config, &played, &control.gate, &mut log)
-        .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
-    if control.stopping() && summary.unfinished() {
-        return Ok(None);
-    }
-    let (sprt, llr) = summary.sprt.expect("the gate runs an SPRT");
-    let verdict = match sprt.status(llr) {
-        SprtStatus::AcceptH1 => Verdict::AcceptH1,
-        SprtStatus::AcceptH0 => Verdict::AcceptH0,
-        SprtStatus::Continue => Verdict::Inconclusive,
-    };
-    let elo = summary.penta.elo().or_else(|| summary.wdl.elo());
-    Ok(Some(GateRecord {
-        games: summary.games(),
-        wins: summary.wdl.wins,
-        draws: summary.wdl.draws,
-        losses: summary.wdl.losses,
-        elo: elo.map_or(0.0, |e| e.elo),
-        elo_low: elo.map_or(0.0, |e| e.low),
-        elo_high: elo.map_or(0.0, |e| e.high),
-        llr,
-        llr_bounds: sprt.bounds(),
-        verdict,
-    }))
-}
-
-/// A gate of a net made outside the loop (by hand, or by another trainer on the loop's data):
-/// `net` against the loop's best net exactly as the loop gates its own candidates, with the
-/// recipe of the generation in progress (or, before it begins, of the next one), its search
-/// parameters and its opening seed. Its files are in `out` ([`GateFiles::in_dir`]); the loop's
-/// directory is only read. Run again, it continues the PGN, or returns the verdict it wrote.
-/// Returns the generation whose gate it played and the verdict, `None` when a stop was asked
-/// for first.
-///
-/// # Errors
-/// A loop without a ledger, a best net that is not the ledger's, a file that is not a net of
-/// the loop's variant, or a match that fails.
-pub fn gate_net(
-    dir: &Path,
-    ledger: &Ledger,
-    net: &Path,
-    out: &Path,
-    ferz: &Path,
-    control: &Control,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Option<(u32, GateRecord)>, LoopError> {
-    let g = ledger.generations.len() as u32 + 1;
-    let gen_dir = generation_dir(dir, g);
-    let recipe_path = gen_dir.join(RECIPE_FILE);
-    let settings = if recipe_path.exists() {
-        ledger.settings.with_recipe(&read::<Recipe>(&recipe_path)?)
-    } else {
-        ledger.settings.clone()
-    };
-    let variant = match settings.run.net {
-        NetFamily::Chess => ferz_nnue::NetVariant::Chess,
-        NetFamily::Shatranj => ferz_nnue::NetVariant::Shatranj,
-    };
-    ferz_nnue::format::load(net, Some(variant))
-        .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
-    let player = ledger.best();
-    check_best(dir, &player)?;
-    let files = GateFiles::in_dir(out);
-    // What `out` gates, written before its first game: a run that would continue another net's
-    // games, or another generation's gate, is refused.
-    let this_gate = OutsideGate { net_sha256: hash(net)?, generation: g, best: player.clone() };
-    let gate_path = out.join(OUTSIDE_GATE_FILE);
-    std::fs::create_dir_all(out).map_err(|source| LoopError::Io { path: out.to_path_buf(), source })?;
-    if !write_json_if_absent(&gate_path, &this_gate)
-        .map_err(|source| LoopError::Io { path: gate_path.clone(), source })?
-    {
-        let began: OutsideGate = read(&gate_path)?;
-        if began != this_gate {
-            return Err(LoopError::Ledger {
-                path: gate_path,
-                reason: format!(
-                    "this directory holds the gate of the net with SHA-256 {} against generation {}'s best net (gen {});                      now it would gate SHA-256 {} in generation {} against gen {}: give another --out",
-                    began.net_sha256,
-                    began.generation,
-                    began.best.generation,
-                    this_gate.net_sha256,
-                    this_gate.generation,
-                    this_gate.best.generation
-                ),
-            });
-        }
-    }
-    if files.verdict.exists() {
-        return Ok(Some((g, read(&files.verdict)?)));
-    }
-    let name = net.file_stem().map_or_else(|| "candidate".to_owned(), |stem| stem.to_string_lossy().into_owned());
-    let mut detail = format!("{name} vs gen {} with generation {g}'s gate", player.generation);
-    if let Some(caveat) = size_caveat(dir, &settings, net, &player)? {
-        detail.push_str("; ");
-        detail.push_str(&caveat);
-    }
-    progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
-    let candidate = GateCandidate { net: net.to_path_buf(), name };
-    let config = gate_config(dir, &settings, g, &candidate, &player, ferz, &files)?;
-    let Some(record) = play_gate(&config, &settings, g, &files, control, progress)? else { return Ok(None) };
-    write(&files.verdict, &record)?;
-    Ok(Some((g, record)))
-}
-
 /// Whether the training run in `train_dir` wrote the net of its last epoch.
 fn training_finished(run_path: &Path, net_path: &Path, config: &TrainConfig) -> Result<bool, LoopError> {
     if !run_path.exists() || !net_path.exists() {
@@ -950,50 +589,6 @@ fn training_finished(run_path: &Path, net_path: &Path, config: &TrainConfig) -> 
     }
     let record = ferz_train::run::RunRecord::load(run_path)?;
     Ok(record.net.is_some_and(|net| net.epochs == config.train.epochs && hash(net_path).ok() == Some(net.sha256)))
-}
-
-/// The epochs of a `loss.csv` (`epoch,train_loss,validation_loss,...`); the last line of an
-/// epoch counts (a resumed run may have written one twice).
-pub(crate) fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })?;
-    let mut epochs = BTreeMap::new();
-    for line in text.lines().skip(1) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let (Some(Ok(epoch)), Some(Ok(train))) =
-            (fields.first().map(|f| f.parse::<u32>()), fields.get(1).map(|f| f.parse::<f64>()))
-        else {
-            continue; // the starting weights' line has no training loss
-        };
-        let validation = fields.get(2).and_then(|f| f.parse::<f64>().ok()).filter(|v| v.is_finite());
-        epochs.insert(epoch, EpochLoss { epoch, train, validation });
-    }
-    Ok(epochs.into_values().collect())
-}
-
-/// Copies `from` to `to` through a temporary file and a rename.
-fn copy_atomically(from: &Path, to: &Path) -> Result<(), LoopError> {
-    ferz_files::copy_atomic(from, to).map_err(|source| LoopError::Io { path: to.to_path_buf(), source })
-}
-
-fn hash(path: &Path) -> Result<String, LoopError> {
-    sha256_file(path).map(|(sha, _)| sha).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
-}
-
-pub(crate) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, LoopError> {
-    read_json(path).map_err(|reason| LoopError::Ledger { path: path.to_path_buf(), reason })
-}
-
-/// Writes `params` as a params file (`NAME = value` lines) through a temporary file and a rename.
-fn write_params_file(path: &Path, g: u32, params: &BTreeMap<String, i32>) -> Result<(), LoopError> {
-    let mut text = format!("# The search parameters of generation {g}'s recipe (selfplay.params)\n");
-    for (name, value) in params {
-        text.push_str(&format!("{name} = {value}\n"));
-    }
-    ferz_files::write_atomic(path, text.as_bytes()).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
-}
-
-fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), LoopError> {
-    write_json_atomic(path, value).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })
 }
 
 /// Training without a progress display (the loop reports stages, not batches), with the
@@ -1005,37 +600,6 @@ impl ferz_train::Observer for EpochFaults {
     fn batch(&mut self, _: u64, _: f64, _: f64) {}
     fn epoch_end(&mut self, report: &ferz_train::EpochReport) {
         fault::point("train", u64::from(report.epoch));
-    }
-}
-
-/// The gate's log: each line to the loop's progress, the fault point after each game.
-struct GateLog<'a> {
-    generation: u32,
-    games: u64,
-    progress: &'a mut dyn FnMut(Progress),
-    line: Vec<u8>,
-}
-
-impl std::io::Write for GateLog<'_> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        for &b in bytes {
-            if b != b'\n' {
-                self.line.push(b);
-                continue;
-            }
-            let line = String::from_utf8_lossy(&self.line).into_owned();
-            self.line.clear();
-            if line.starts_with("Finished game") {
-                self.games += 1;
-                fault::point("gate", self.games);
-            }
-            (self.progress)(Progress::Gate { generation: self.generation, line });
-        }
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -1054,35 +618,6 @@ mod tests {
 
     fn embedded_chess() -> &'static [u8] {
         ferz_nnue::embedded::bytes(ferz_nnue::NetVariant::Chess).expect("the build embeds a chess net")
-    }
-
-    #[test]
-    fn the_gate_plays_with_the_search_parameters_of_the_generations_recipe() {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut settings = LoopConfig::default();
-        settings.gate.nodes = 100;
-        let best = NetRef { generation: 0, file: None, sha256: None };
-        let params_files = |settings: &LoopConfig| {
-            let candidate = GateCandidate { net: PathBuf::from("candidate.nnue"), name: "gen-3".to_owned() };
-            let files = GateFiles::of_generation(&generation_dir(tmp.path(), 3));
-            let config = gate_config(tmp.path(), settings, 3, &candidate, &best, Path::new("ferz"), &files);
-            let engines = config.unwrap().engines;
-            engines
-                .iter()
-                .map(|e| e.options.iter().find(|o| o.name == "ParamsFile").map(|o| PathBuf::from(&o.value)))
-                .collect::<Vec<_>>()
-        };
-        let files = params_files(&settings.with_recipe(&settings.recipe()));
-        let expected = std::path::absolute(tmp.path().join("gen-0003").join(PARAMS_FILE)).unwrap();
-        assert_eq!(files, [Some(expected.clone()), Some(expected)]);
-        assert_eq!(params_files(&settings), [None, None], "a recipe without them: the build's defaults");
-
-        let values = settings.recipe().selfplay.params;
-        let file = tmp.path().join(PARAMS_FILE);
-        write_params_file(&file, 3, &values).unwrap();
-        let read = ferz_engine::params::parse_params(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let written: BTreeMap<String, i32> = read.into_iter().map(|(name, v)| (name, v as i32)).collect();
-        assert_eq!(written, values, "the file the engine reads holds the recipe's values");
     }
 
     #[test]
@@ -1146,11 +681,11 @@ mod tests {
         let tmp = with_best_net(2, b"generation 2");
         let dir = tmp.path();
         let best = NetRef { generation: 2, file: Some(best_file(2)), sha256: Some(sha256_bytes(b"generation 2")) };
-        check_best(dir, &best).unwrap();
+        best.check(dir).unwrap();
         std::fs::write(dir.join(best_file(2)), b"generation 2, damaged").unwrap();
-        let error = check_best(dir, &best).unwrap_err().to_string();
+        let error = best.check(dir).unwrap_err().to_string();
         assert!(error.contains("gen-0002.nnue") && error.contains("the ledger's generation 2"), "{error}");
         std::fs::remove_file(dir.join(best_file(2))).unwrap();
-        assert!(check_best(dir, &best).unwrap_err().to_string().contains("gen-0002.nnue"));
+        assert!(best.check(dir).unwrap_err().to_string().contains("gen-0002.nnue"));
     }
 }

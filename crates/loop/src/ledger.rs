@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{LoopConfig, Recipe, StartingPoint};
 use crate::cpu::StageTime;
+use crate::layout::hash;
 use crate::{LoopError, Stage};
 
 /// The ledger's file in the loop directory.
@@ -54,6 +55,48 @@ pub struct NetRef {
     pub file: Option<PathBuf>,
     /// Its SHA-256 (none for the hand-tuned start).
     pub sha256: Option<String>,
+}
+
+/// The epochs of a `loss.csv` (`epoch,train_loss,validation_loss,...`); the last line of an
+/// epoch counts (a resumed run may have written one twice).
+pub(crate) fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })?;
+    let mut epochs = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (Some(Ok(epoch)), Some(Ok(train))) =
+            (fields.first().map(|f| f.parse::<u32>()), fields.get(1).map(|f| f.parse::<f64>()))
+        else {
+            continue; // the starting weights' line has no training loss
+        };
+        let validation = fields.get(2).and_then(|f| f.parse::<f64>().ok()).filter(|v| v.is_finite());
+        epochs.insert(epoch, EpochLoss { epoch, train, validation });
+    }
+    Ok(epochs.into_values().collect())
+}
+
+impl NetRef {
+    /// Its file in the loop directory `dir`; none for the hand-tuned start.
+    #[must_use]
+    pub fn path(&self, dir: &Path) -> Option<PathBuf> {
+        self.file.as_ref().map(|file| dir.join(file))
+    }
+
+    /// Checks that its file in `dir` is the net the ledger names, before it plays.
+    ///
+    /// # Errors
+    /// A file that cannot be read, or another net's, naming the file and both hashes.
+    pub fn check(&self, dir: &Path) -> Result<(), LoopError> {
+        let (Some(path), Some(sha256)) = (self.path(dir), &self.sha256) else { return Ok(()) };
+        let found = hash(&path)?;
+        if found != *sha256 {
+            return Err(LoopError::Ledger {
+                path,
+                reason: format!("SHA-256 {found}, but the ledger's generation {} is {sha256}", self.generation),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// What a generation's self-play wrote.

@@ -3,7 +3,8 @@
 //!
 //! A loop is a directory: `ledger.json` (the newest run's settings and one record per finished
 //! generation with the recipe it was made with, see [`ledger`]), `gen-NNNN/` per generation
-//! (its recipe, shards, merged dataset, training run, gate PGN and verdict, see [`generation`]),
+//! (its recipe, shards, merged dataset, training run, gate PGN and verdict, see [`generation`],
+//! [`gate`] and [`layout`]),
 //! `best/` (the promoted nets) and the report ([`report`]); `ferz loop status` reads it
 //! ([`status`]). The directory is the whole state: a loop killed at any moment continues where
 //! it stopped when it is run again, and a finished loop run again changes nothing.
@@ -15,7 +16,9 @@ pub mod clock;
 pub mod config;
 pub mod cpu;
 pub mod fault;
+pub mod gate;
 pub mod generation;
+pub mod layout;
 pub mod ledger;
 pub mod report;
 pub mod stage;

@@ -13,10 +13,8 @@ use ferz_selfplay::checkpoint::Checkpoint;
 use crate::clock::StageClock;
 use crate::config::{LoopConfig, Recipe};
 use crate::cpu::StageTime;
-use crate::generation::{
-    RECIPE_FILE, VERDICT_FILE, gate_pgn, generation_dir, read, read_losses, selfplay_dir, train_dir,
-};
-use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef, generations};
+use crate::layout::{RECIPE_FILE, VERDICT_FILE, gate_pgn, generation_dir, read, selfplay_dir, train_dir};
+use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef, generations, read_losses};
 use crate::{LoopError, Stage};
 
 /// A loop directory's state.

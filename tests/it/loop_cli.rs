@@ -363,3 +363,67 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
         assert!(!out.join("verdict.json").exists(), "{named}: a verdict was written");
     }
 }
+
+/// `ferz loop train-config` prints a generation's training settings as the TOML `ferz train`
+/// reads: trained with them, the loop's candidate comes out again bit for bit. A generation the
+/// loop has not reached is refused.
+#[test]
+fn a_candidates_training_settings_train_it_again() {
+    let tmp = TempDir::new("loop-train-config");
+    let config = tmp.path().join("loop.toml");
+    std::fs::write(&config, settings()).unwrap();
+    let dir = tmp.path().join("loop");
+    let output = run_loop(&dir, &config, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let train_config = |generation: &str| {
+        Command::new(ferz_binary())
+            .args(["loop", "train-config"])
+            .arg(&dir)
+            .args(["--generation", generation])
+            .output()
+            .unwrap()
+    };
+    let output = train_config("2");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let settings_file = tmp.path().join("train.toml");
+    std::fs::write(&settings_file, &output.stdout).unwrap();
+    let again = tmp.path().join("again");
+    let output = Command::new(ferz_binary())
+        .arg("train")
+        .arg("--config")
+        .arg(&settings_file)
+        .arg("--out")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let candidate = std::fs::read(dir.join("gen-0002/train/net.nnue")).unwrap();
+    assert!(std::fs::read(again.join("net.nnue")).unwrap() == candidate, "another net than the loop's candidate");
+
+    // TOML's integers are signed: a seed above i64::MAX is written, and read, as digits.
+    let text = String::from_utf8(std::fs::read(&settings_file).unwrap()).unwrap();
+    let seed_line = text.lines().find(|line| line.starts_with("seed = ")).unwrap().to_owned();
+    for (seed, accepted) in
+        [("\"18446744073709551615\"", true), ("\"18446744073709551616\"", false), ("\"12x\"", false)]
+    {
+        std::fs::write(&settings_file, text.replace(&seed_line, &format!("seed = {seed}"))).unwrap();
+        let output = Command::new(ferz_binary())
+            .arg("train")
+            .arg("--config")
+            .arg(&settings_file)
+            .args(["--epochs", "1", "--out"])
+            .arg(tmp.path().join("big-seed"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.success(), accepted, "{seed}: {stderr}");
+        if !accepted {
+            assert!(stderr.contains("data.seed") && stderr.contains("is not a whole number"), "{seed}: {stderr}");
+        }
+    }
+
+    let output = train_config("4");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no generation 4: the loop has finished 2 and the next is 3"), "{stderr}");
+}

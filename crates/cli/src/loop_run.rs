@@ -67,6 +67,16 @@ pub enum LoopAction {
         /// The loop directory.
         dir: PathBuf,
     },
+    /// Print the `ferz train` settings (TOML) of a generation's candidate: its data, seed,
+    /// starting net, shape and schedule. `ferz train --config` with them trains the loop's
+    /// candidate again; with a key changed, another shape on the same data, for `ferz loop gate`.
+    TrainConfig {
+        /// The loop directory.
+        dir: PathBuf,
+        /// The generation (default: the one in progress, or the next).
+        #[arg(long)]
+        generation: Option<u32>,
+    },
     /// Gate a net made outside the loop (by hand, or by another trainer on the loop's data)
     /// against the loop's best net exactly as the loop gates its own candidates: the recipe of
     /// the generation in progress (or of the next one), its search parameters and opening seed.
@@ -134,6 +144,22 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(LoopAction::Gate { dir, net, out }) => return gate(dir, net, out),
+        Some(LoopAction::TrainConfig { dir, generation }) => {
+            let ledger = ferz_loop::Ledger::load_existing(dir)?;
+            let (g, config) = ferz_loop::generation::candidate_training(dir, &ledger, *generation)?;
+            let mut settings = serde_json::to_value(&config).context("writing the training settings")?;
+            // TOML's integers are signed: a seed above i64::MAX goes as digits, which
+            // `ferz train` reads too.
+            if i64::try_from(config.data.seed).is_err() {
+                settings["data"]["seed"] = serde_json::Value::String(config.data.seed.to_string());
+            }
+            // Not the loop's own run directory: a run there would be the loop's candidate.
+            settings["output"]["dir"] = serde_json::Value::String(format!("gen-{g:04}-candidate"));
+            let text = toml::to_string(&settings).context("writing the training settings as TOML")?;
+            println!("# `ferz train` settings of generation {g}'s candidate in the loop {}", dir.display());
+            print!("{text}");
+            return Ok(ExitCode::SUCCESS);
+        }
         None => {}
     }
     let dir = args.dir.clone().context("give the loop directory: ferz loop DIR")?;

@@ -16,8 +16,8 @@ use ferz_chess::Variant;
 use ferz_dataset::manifest::write_json_if_absent;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{LoopConfig, NetFamily, Recipe, StartingPoint};
-use crate::layout::{PARAMS_FILE, RECIPE_FILE, VERDICT_FILE, gate_pgn, generation_dir, hash, read, write};
+use crate::config::{LoopConfig, NetFamily, StartingPoint};
+use crate::layout::{PARAMS_FILE, VERDICT_FILE, gate_pgn, hash, read, write};
 use crate::ledger::{GateRecord, Ledger, NetRef, Verdict};
 use crate::{Control, LoopError, Progress, Stage, fault};
 
@@ -256,17 +256,10 @@ pub fn gate_net(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Option<(u32, GateRecord)>, LoopError> {
     let g = ledger.generations.len() as u32 + 1;
-    let gen_dir = generation_dir(dir, g);
-    let recipe_path = gen_dir.join(RECIPE_FILE);
-    let settings = if recipe_path.exists() {
-        ledger.settings.with_recipe(&read::<Recipe>(&recipe_path)?)
-    } else {
-        ledger.settings.clone()
-    };
+    let (settings, player) = ledger.made_with(dir, g)?;
     let variant = settings.run.net.nnue_variant();
     ferz_nnue::format::load(net, Some(variant))
         .map_err(|e| LoopError::Stage { stage: Stage::Gate, reason: e.to_string() })?;
-    let player = ledger.best();
     player.check(dir)?;
     let files = GateFiles::in_dir(out);
     // What `out` gates, written before its first game: a run that would continue another net's
@@ -362,7 +355,7 @@ mod tests {
         let best = NetRef { generation: 0, file: None, sha256: None };
         let params_files = |settings: &LoopConfig| {
             let candidate = GateCandidate { net: PathBuf::from("candidate.nnue"), name: "gen-3".to_owned() };
-            let files = GateFiles::of_generation(&generation_dir(tmp.path(), 3));
+            let files = GateFiles::of_generation(&crate::layout::generation_dir(tmp.path(), 3));
             let config = gate_config(tmp.path(), settings, 3, &candidate, &best, Path::new("ferz"), &files);
             let engines = config.unwrap().engines;
             engines

@@ -172,20 +172,12 @@ pub fn run_generation(
 
     // Training: on the newest `window` generations' data, resumed from its checkpoint. Data of
     // earlier generations that is gone is played again first.
-    let data_generations: Vec<u32> = match settings.train.window {
-        0 => (1..=g).collect(),
-        w => (g.saturating_sub(w) + 1..=g).collect(),
-    };
+    let (data_generations, train) = training_plan(dir, settings, &player, g);
     for &earlier in data_generations.iter().filter(|&&d| d < g) {
         if !restore_data(dir, ledger, earlier, &mut clock, control, progress)? {
             return Ok(Outcome::Stopped);
         }
     }
-    let init = match settings.train.init {
-        TrainInit::Scratch => None,
-        TrainInit::Best => player.path(dir),
-    };
-    let train = train_config(dir, settings, g, &data_generations, init);
     let train_dir = train.output.dir.clone();
     let net_path = train_dir.join(ferz_train::trainer::NET_FILE);
     let run_path = train_dir.join(ferz_train::run::RUN_FILE);
@@ -262,6 +254,41 @@ pub fn run_generation(
         promoted,
         stages: clock.times(),
     })))
+}
+
+/// Generation `g`'s training: the generations whose data it trains on (the newest
+/// `train.window`), and its settings, starting from `player`'s weights or random ones.
+fn training_plan(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u32) -> (Vec<u32>, TrainConfig) {
+    let data_generations: Vec<u32> = match settings.train.window {
+        0 => (1..=g).collect(),
+        w => (g.saturating_sub(w) + 1..=g).collect(),
+    };
+    let init = match settings.train.init {
+        TrainInit::Scratch => None,
+        TrainInit::Best => player.path(dir),
+    };
+    let config = train_config(dir, settings, g, &data_generations, init);
+    (data_generations, config)
+}
+
+/// The `ferz train` settings of generation `g`'s candidate (by default the generation in
+/// progress, or the next): its data, seed, starting net, shape and schedule, so that a run of
+/// `ferz train` with them trains the loop's candidate again, or, with a key changed, another
+/// shape on the same data (`ferz loop gate` then judges it as the loop would).
+///
+/// # Errors
+/// A generation the loop has not reached (beyond the next), or a recipe that cannot be read.
+pub fn candidate_training(dir: &Path, ledger: &Ledger, g: Option<u32>) -> Result<(u32, TrainConfig), LoopError> {
+    let next = ledger.generations.len() as u32 + 1;
+    let g = g.unwrap_or(next);
+    if g == 0 || g > next {
+        return Err(LoopError::Ledger {
+            path: dir.join(crate::ledger::LEDGER_FILE),
+            reason: format!("no generation {g}: the loop has finished {} and the next is {next}", next - 1),
+        });
+    }
+    let (settings, player) = ledger.made_with(dir, g)?;
+    Ok((g, training_plan(dir, &settings, &player, g).1))
 }
 
 /// The settings generation `g` runs with: this run's, with the recipe the generation began with

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{LoopConfig, Recipe, StartingPoint};
 use crate::cpu::StageTime;
-use crate::layout::hash;
+use crate::layout::{RECIPE_FILE, generation_dir, hash, read};
 use crate::{LoopError, Stage};
 
 /// The ledger's file in the loop directory.
@@ -304,6 +304,25 @@ impl Ledger {
     pub fn save(&self, dir: &Path) -> Result<(), LoopError> {
         let path = dir.join(LEDGER_FILE);
         write_json_atomic(&path, self).map_err(|source| LoopError::Io { path, source })
+    }
+
+    /// The settings generation `g` was, is or will be made with, read only: a finished generation's
+    /// recipe from its record, one in progress from its `recipe.json`, a later one the ledger's
+    /// newest settings; and the net that played (plays) it.
+    ///
+    /// # Errors
+    /// A `recipe.json` that cannot be read.
+    pub fn made_with(&self, dir: &Path, g: u32) -> Result<(LoopConfig, NetRef), LoopError> {
+        if let Some(record) = self.generations.iter().find(|r| r.generation == g) {
+            return Ok((self.settings.with_recipe(&record.recipe), record.player.clone()));
+        }
+        let recipe_path = generation_dir(dir, g).join(RECIPE_FILE);
+        let settings = if recipe_path.exists() {
+            self.settings.with_recipe(&read::<Recipe>(&recipe_path)?)
+        } else {
+            self.settings.clone()
+        };
+        Ok((settings, self.best()))
     }
 
     /// The best net now: the last promoted one, or generation 0.

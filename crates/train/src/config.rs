@@ -45,7 +45,25 @@ pub struct DataConfig {
     /// Share of the games held out for the validation loss.
     pub validation_fraction: f64,
     /// Seed of the validation split, the weight initialisation and the shuffles.
+    #[serde(deserialize_with = "seed_from_number_or_digits")]
     pub seed: u64,
+}
+
+/// Reads a seed written as a number or as a string of digits: TOML's integers are signed, so a
+/// seed above `i64::MAX` (half of those `ferz loop` derives) can be written only as digits.
+fn seed_from_number_or_digits<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seed {
+        Number(u64),
+        Digits(String),
+    }
+    match Seed::deserialize(deserializer)? {
+        Seed::Number(seed) => Ok(seed),
+        Seed::Digits(digits) => digits.parse().map_err(|_| {
+            serde::de::Error::custom(format!("seed {digits:?} is not a whole number from 0 to {}", u64::MAX))
+        }),
+    }
 }
 
 impl Default for DataConfig {

@@ -340,7 +340,11 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(rounded(&verdict), rounded(&ledger(&dir)["generations"][0]["gate"]));
 
-    // The same directory for another gate (the loop has moved on, and another net) is refused.
+    // The loop has moved on: the directory still answers with its verdict for that net, and
+    // refuses a gate of another one.
+    let after = gate(&net, &dir);
+    assert!(after.status.success(), "{}", String::from_utf8_lossy(&after.stderr));
+    assert_eq!(String::from_utf8_lossy(&after.stdout), stdout);
     let output = gate(&dir.join("best/gen-0000.nnue"), &dir);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");

@@ -239,7 +239,8 @@ pub(crate) fn play_gate(
 /// `net` against the loop's best net exactly as the loop gates its own candidates, with the
 /// recipe of the generation in progress (or, before it begins, of the next one), its search
 /// parameters and its opening seed. Its files are in `out` ([`GateFiles::in_dir`]); the loop's
-/// directory is only read. Run again, it continues the PGN, or returns the verdict it wrote.
+/// directory is only read. Run again, it continues the PGN, or returns the verdict it wrote (also
+/// once the loop has moved on).
 /// Returns the generation whose gate it played and the verdict, `None` when a stop was asked
 /// for first.
 ///
@@ -271,11 +272,16 @@ pub fn gate_net(
         .map_err(|source| LoopError::Io { path: gate_path.clone(), source })?
     {
         let began: OutsideGate = read(&gate_path)?;
+        // A decided gate of this net stays its verdict, whatever the loop has done since.
+        if began.net_sha256 == this_gate.net_sha256 && files.verdict.exists() {
+            return Ok(Some((began.generation, read(&files.verdict)?)));
+        }
         if began != this_gate {
             return Err(LoopError::Ledger {
                 path: gate_path,
                 reason: format!(
-                    "this directory holds the gate of the net with SHA-256 {} against generation {}'s best net (gen {});                      now it would gate SHA-256 {} in generation {} against gen {}: give another --out",
+                    "this directory holds the gate of the net with SHA-256 {} against generation {}'s best net \
+                     (gen {}); now it would gate SHA-256 {} in generation {} against gen {}: give another --out",
                     began.net_sha256,
                     began.generation,
                     began.best.generation,

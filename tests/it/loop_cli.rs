@@ -350,6 +350,23 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("gate.json") && stderr.contains("give another --out"), "{stderr}");
 
+    // A directory with a gate this command did not begin (the generation's own) is refused.
+    let own_gate = dir.join("gen-0001/gate");
+    let verdict_before = std::fs::read(own_gate.join("verdict.json")).unwrap();
+    let output = Command::new(ferz_binary())
+        .args(["loop", "gate"])
+        .arg(&dir)
+        .arg(&net)
+        .arg("--out")
+        .arg(&own_gate)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("gen-0001/gate") && stderr.contains("no gate.json"), "{stderr}");
+    assert!(std::fs::read(own_gate.join("verdict.json")).unwrap() == verdict_before);
+    assert!(!own_gate.join("gate.json").exists());
+
     let junk = tmp.path().join("junk.nnue");
     std::fs::write(&junk, b"not a net").unwrap();
     let shatranj = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/nnue/nets/shatranj.nnue");

@@ -17,7 +17,7 @@ use ferz_dataset::manifest::write_json_if_absent;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{LoopConfig, NetFamily, StartingPoint};
-use crate::layout::{PARAMS_FILE, VERDICT_FILE, gate_pgn, hash, read, write};
+use crate::layout::{hash, read, write};
 use crate::ledger::{GateRecord, Ledger, NetRef, Verdict};
 use crate::{Control, LoopError, Progress, Stage, fault};
 
@@ -135,6 +135,13 @@ pub(crate) fn gate_config(
     })
 }
 
+/// A gate's games, continued when it is run again.
+const PGN_FILE: &str = "games.pgn";
+/// A gate's decision, written when the match has decided.
+const VERDICT_FILE: &str = "verdict.json";
+/// The recipe's search parameters as a params file, for the gate's engines (`ParamsFile`).
+const PARAMS_FILE: &str = "search.params";
+
 /// The net a gate tries, and its name in the gate's PGN.
 pub(crate) struct GateCandidate {
     pub(crate) net: PathBuf,
@@ -152,21 +159,18 @@ pub struct GateFiles {
 }
 
 impl GateFiles {
-    /// A generation's gate: `gate/games.pgn`, `gate/verdict.json` and `search.params`.
+    /// A generation's gate: `gate/games.pgn`, `gate/verdict.json` and `search.params` (beside
+    /// the generation's other records, as before gates of their own existed).
     #[must_use]
     pub fn of_generation(gen_dir: &Path) -> GateFiles {
-        GateFiles {
-            pgn: gate_pgn(gen_dir),
-            verdict: gen_dir.join("gate").join(VERDICT_FILE),
-            params: gen_dir.join(PARAMS_FILE),
-        }
+        GateFiles { params: gen_dir.join(PARAMS_FILE), ..GateFiles::in_dir(&gen_dir.join("gate")) }
     }
 
     /// A gate of its own in `dir`: `games.pgn`, `verdict.json` and `search.params` (and
     /// `gate.json`, what it gates, written by [`gate_net`]).
     #[must_use]
     pub fn in_dir(dir: &Path) -> GateFiles {
-        GateFiles { pgn: dir.join("games.pgn"), verdict: dir.join(VERDICT_FILE), params: dir.join(PARAMS_FILE) }
+        GateFiles { pgn: dir.join(PGN_FILE), verdict: dir.join(VERDICT_FILE), params: dir.join(PARAMS_FILE) }
     }
 }
 
@@ -264,9 +268,16 @@ pub fn gate_net(
     player.check(dir)?;
     let files = GateFiles::in_dir(out);
     // What `out` gates, written before its first game: a run that would continue another net's
-    // games, or another generation's gate, is refused.
+    // games, or another generation's gate, is refused, and so is a directory holding a gate this
+    // command did not begin (a generation's own `gate/`, say).
     let this_gate = OutsideGate { net_sha256: hash(net)?, generation: g, best: player.clone() };
     let gate_path = out.join(OUTSIDE_GATE_FILE);
+    if !gate_path.exists() && (files.pgn.exists() || files.verdict.exists()) {
+        return Err(LoopError::Ledger {
+            path: out.to_path_buf(),
+            reason: format!("holds a gate's games or verdict but no {OUTSIDE_GATE_FILE}: give another --out"),
+        });
+    }
     std::fs::create_dir_all(out).map_err(|source| LoopError::Io { path: out.to_path_buf(), source })?;
     if !write_json_if_absent(&gate_path, &this_gate)
         .map_err(|source| LoopError::Io { path: gate_path.clone(), source })?
@@ -291,9 +302,6 @@ pub fn gate_net(
                 ),
             });
         }
-    }
-    if files.verdict.exists() {
-        return Ok(Some((g, read(&files.verdict)?)));
     }
     let name = net.file_stem().map_or_else(|| "candidate".to_owned(), |stem| stem.to_string_lossy().into_owned());
     let mut detail = format!("{name} vs gen {} with generation {g}'s gate", player.generation);

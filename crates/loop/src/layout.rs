@@ -26,20 +26,8 @@ pub fn train_dir(gen_dir: &Path) -> PathBuf {
     gen_dir.join("train")
 }
 
-/// The PGN of a generation's gate.
-#[must_use]
-pub fn gate_pgn(gen_dir: &Path) -> PathBuf {
-    gen_dir.join("gate").join("games.pgn")
-}
-
 /// The recipe a generation began with, written when it begins.
 pub(crate) const RECIPE_FILE: &str = "recipe.json";
-
-/// The recipe's search parameters as a params file, for the gate's engines (`ParamsFile`).
-pub(crate) const PARAMS_FILE: &str = "search.params";
-
-/// The gate's decision, written when the match has decided.
-pub(crate) const VERDICT_FILE: &str = "verdict.json";
 
 /// Copies `from` to `to` through a temporary file and a rename.
 pub(crate) fn copy_atomically(from: &Path, to: &Path) -> Result<(), LoopError> {

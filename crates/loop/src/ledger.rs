@@ -57,24 +57,6 @@ pub struct NetRef {
     pub sha256: Option<String>,
 }
 
-/// The epochs of a `loss.csv` (`epoch,train_loss,validation_loss,...`); the last line of an
-/// epoch counts (a resumed run may have written one twice).
-pub(crate) fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })?;
-    let mut epochs = BTreeMap::new();
-    for line in text.lines().skip(1) {
-        let fields: Vec<&str> = line.split(',').collect();
-        let (Some(Ok(epoch)), Some(Ok(train))) =
-            (fields.first().map(|f| f.parse::<u32>()), fields.get(1).map(|f| f.parse::<f64>()))
-        else {
-            continue; // the starting weights' line has no training loss
-        };
-        let validation = fields.get(2).and_then(|f| f.parse::<f64>().ok()).filter(|v| v.is_finite());
-        epochs.insert(epoch, EpochLoss { epoch, train, validation });
-    }
-    Ok(epochs.into_values().collect())
-}
-
 impl NetRef {
     /// Its file in the loop directory `dir`; none for the hand-tuned start.
     #[must_use]
@@ -125,6 +107,24 @@ pub struct EpochLoss {
     pub train: f64,
     /// Validation loss after the epoch (null without validation data).
     pub validation: Option<f64>,
+}
+
+/// The epochs of a `loss.csv` (`epoch,train_loss,validation_loss,...`); the last line of an
+/// epoch counts (a resumed run may have written one twice).
+pub(crate) fn read_losses(path: &Path) -> Result<Vec<EpochLoss>, LoopError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io { path: path.to_path_buf(), source })?;
+    let mut epochs = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (Some(Ok(epoch)), Some(Ok(train))) =
+            (fields.first().map(|f| f.parse::<u32>()), fields.get(1).map(|f| f.parse::<f64>()))
+        else {
+            continue; // the starting weights' line has no training loss
+        };
+        let validation = fields.get(2).and_then(|f| f.parse::<f64>().ok()).filter(|v| v.is_finite());
+        epochs.insert(epoch, EpochLoss { epoch, train, validation });
+    }
+    Ok(epochs.into_values().collect())
 }
 
 /// What a generation's training made.

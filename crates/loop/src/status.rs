@@ -13,7 +13,8 @@ use ferz_selfplay::checkpoint::Checkpoint;
 use crate::clock::StageClock;
 use crate::config::{LoopConfig, Recipe};
 use crate::cpu::StageTime;
-use crate::layout::{RECIPE_FILE, VERDICT_FILE, gate_pgn, generation_dir, read, selfplay_dir, train_dir};
+use crate::gate::GateFiles;
+use crate::layout::{RECIPE_FILE, generation_dir, read, selfplay_dir, train_dir};
 use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef, generations, read_losses};
 use crate::{LoopError, Stage};
 
@@ -110,14 +111,13 @@ fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> 
         if merged.exists() { Some(read::<DatasetManifest>(&merged)?.tally.positions()) } else { None };
     let losses = train_dir(gen_dir).join(ferz_train::trainer::LOSS_FILE);
     let epochs_done = if losses.exists() { read_losses(&losses)?.len() as u32 } else { 0 };
-    let pgn = gate_pgn(gen_dir);
+    let GateFiles { pgn, verdict, .. } = GateFiles::of_generation(gen_dir);
     let gate_games = if pgn.exists() {
         ferz_dataset::verify::count_pgn_games(&pgn).map_err(|source| LoopError::Io { path: pgn.clone(), source })?
     } else {
         0
     };
-    let verdict_path = gen_dir.join("gate").join(VERDICT_FILE);
-    let verdict = if verdict_path.exists() { Some(read(&verdict_path)?) } else { None };
+    let verdict = if verdict.exists() { Some(read(&verdict)?) } else { None };
     let stages = StageClock::open(gen_dir, crate::clock::SAVE_INTERVAL)?.times();
     Ok(GenerationStatus {
         generation,

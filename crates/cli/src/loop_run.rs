@@ -129,6 +129,24 @@ fn gate(dir: &std::path::Path, net: &std::path::Path, out: &std::path::Path) -> 
     Ok(ExitCode::SUCCESS)
 }
 
+/// `ferz loop train-config DIR [--generation G]`: the candidate's training settings as TOML.
+fn train_config(dir: &std::path::Path, generation: Option<u32>) -> anyhow::Result<ExitCode> {
+    let ledger = ferz_loop::Ledger::load_existing(dir)?;
+    let (g, config) = ferz_loop::generation::candidate_training(dir, &ledger, generation)?;
+    let mut settings = serde_json::to_value(&config).context("writing the training settings")?;
+    // TOML's integers are signed: a seed above i64::MAX goes as digits, which `ferz train`
+    // reads too.
+    if i64::try_from(config.data.seed).is_err() {
+        settings["data"]["seed"] = serde_json::Value::String(config.data.seed.to_string());
+    }
+    // Not the loop's own run directory: a run there would be the loop's candidate.
+    settings["output"]["dir"] = serde_json::Value::String(format!("gen-{g:04}-candidate"));
+    let text = toml::to_string(&settings).context("writing the training settings as TOML")?;
+    println!("# `ferz train` settings of generation {g}'s candidate in the loop {}", dir.display());
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs `ferz loop`.
 pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
     match &args.action {
@@ -144,22 +162,7 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(LoopAction::Gate { dir, net, out }) => return gate(dir, net, out),
-        Some(LoopAction::TrainConfig { dir, generation }) => {
-            let ledger = ferz_loop::Ledger::load_existing(dir)?;
-            let (g, config) = ferz_loop::generation::candidate_training(dir, &ledger, *generation)?;
-            let mut settings = serde_json::to_value(&config).context("writing the training settings")?;
-            // TOML's integers are signed: a seed above i64::MAX goes as digits, which
-            // `ferz train` reads too.
-            if i64::try_from(config.data.seed).is_err() {
-                settings["data"]["seed"] = serde_json::Value::String(config.data.seed.to_string());
-            }
-            // Not the loop's own run directory: a run there would be the loop's candidate.
-            settings["output"]["dir"] = serde_json::Value::String(format!("gen-{g:04}-candidate"));
-            let text = toml::to_string(&settings).context("writing the training settings as TOML")?;
-            println!("# `ferz train` settings of generation {g}'s candidate in the loop {}", dir.display());
-            print!("{text}");
-            return Ok(ExitCode::SUCCESS);
-        }
+        Some(LoopAction::TrainConfig { dir, generation }) => return train_config(dir, *generation),
         None => {}
     }
     let dir = args.dir.clone().context("give the loop directory: ferz loop DIR")?;

@@ -309,17 +309,18 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     let before = loop_files();
 
     let out = tmp.path().join("gate");
-    let gate = |net: &Path, dir: &Path| {
+    let gate_into = |net: &Path, dir: &Path, out: &Path| {
         Command::new(ferz_binary())
             .args(["loop", "gate"])
             .arg(dir)
             .arg(net)
             .arg("--out")
-            .arg(&out)
+            .arg(out)
             .env_remove("FERZ_LOOP_KILL_AT")
             .output()
             .unwrap()
     };
+    let gate = |net: &Path, dir: &Path| gate_into(net, dir, &out);
     let output = gate(&net, &dir);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -353,14 +354,7 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     // A directory with a gate this command did not begin (the generation's own) is refused.
     let own_gate = dir.join("gen-0001/gate");
     let verdict_before = std::fs::read(own_gate.join("verdict.json")).unwrap();
-    let output = Command::new(ferz_binary())
-        .args(["loop", "gate"])
-        .arg(&dir)
-        .arg(&net)
-        .arg("--out")
-        .arg(&own_gate)
-        .output()
-        .unwrap();
+    let output = gate_into(&net, &dir, &own_gate);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("gen-0001/gate") && stderr.contains("no gate.json"), "{stderr}");

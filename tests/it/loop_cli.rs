@@ -137,11 +137,13 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     assert!(stderr.contains("loop.seed") && stderr.contains("ledger.json"), "{stderr}");
 
     // The recipe may change between generations: generation 3 begins with 4 games a shard and
-    // is killed in its self-play; run again with 8, it goes on with the 4 it began with.
+    // is killed in its self-play; run again with 8, it goes on with the 4 it began with. Its
+    // training has not begun, so it takes the new run's epochs (3 for 2).
     let third = settings().replace("generations = 2", "generations = 3");
     std::fs::write(&config, third.replace("\ngames = 6\n", "\ngames = 4\n")).unwrap();
     let output = run_loop(&killed, &config, Some("selfplay:2"));
     assert!(matches!(output.status.signal(), Some(9 | 6)), "{}", String::from_utf8_lossy(&output.stderr));
+    let third = third.replace("\nepochs = 2\n", "\nepochs = 3\n");
     std::fs::write(&config, third.replace("\ngames = 6\n", "\ngames = 8\n")).unwrap();
     let output = run_loop(&killed, &config, None);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -150,14 +152,17 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
         stderr.contains("generation 3: goes on with the settings it began with (selfplay.games = 4); selfplay.games = 8 applies from generation 4"),
         "{stderr}"
     );
+    assert!(stderr.contains("generation 3: train.epochs = 3 (was 2): the stage it shapes has not begun"), "{stderr}");
     let after = ledger(&killed);
     let games: Vec<_> =
         after["generations"].as_array().unwrap().iter().map(|g| g["recipe"]["selfplay"]["games"].clone()).collect();
     assert_eq!(games, [6, 6, 4]);
+    assert_eq!(after["generations"][2]["recipe"]["train"]["epochs"], 3);
+    assert_eq!(after["generations"][2]["train"]["epochs"].as_array().unwrap().len(), 3);
     assert_eq!(after["generations"][2]["data"]["games"], 8, "2 shards of 4 games");
     assert_eq!(after["settings"]["selfplay"]["games"], 8, "the newest run's settings");
     let report = std::fs::read_to_string(killed.join("report.md")).unwrap();
-    assert!(report.contains("- generation 3: selfplay.games = 4 (was 6)\n"), "{report}");
+    assert!(report.contains("- generation 3: selfplay.games = 4 (was 6), train.epochs = 3 (was 2)\n"), "{report}");
 
     // A ledger of the format before recipes (every generation made with the ledger's settings)
     // is read, and written back with each generation's recipe.
@@ -350,6 +355,30 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("gate.json") && stderr.contains("give another --out"), "{stderr}");
+
+    // A gate begun with other gate settings (a recipe's `[gate]` may change until the
+    // generation's own gate begins) is not continued with these: the error names the setting.
+    let unfinished = tmp.path().join("unfinished");
+    let output = Command::new(ferz_binary())
+        .args(["loop", "gate"])
+        .arg(&dir)
+        .arg(&net)
+        .arg("--out")
+        .arg(&unfinished)
+        .env("FERZ_LOOP_KILL_AT", "gate:1")
+        .output()
+        .unwrap();
+    assert!(matches!(output.status.signal(), Some(9 | 6)), "{}", String::from_utf8_lossy(&output.stderr));
+    let record = std::fs::read_to_string(unfinished.join("gate.json")).unwrap();
+    assert!(record.contains("\"nodes\": 300"), "{record}");
+    std::fs::write(unfinished.join("gate.json"), record.replace("\"nodes\": 300", "\"nodes\": 301")).unwrap();
+    let output = gate_into(&net, &dir, &unfinished);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("with gate.nodes = 301; the recipe now says 300"), "{stderr}");
+    std::fs::write(unfinished.join("gate.json"), record).unwrap();
+    let output = gate_into(&net, &dir, &unfinished);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 
     // A directory with a gate this command did not begin (the generation's own) is refused.
     let own_gate = dir.join("gen-0001/gate");

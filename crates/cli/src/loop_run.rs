@@ -209,6 +209,9 @@ pub fn run(args: &LoopArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("generation {generation}: gate: {line}");
             }
         }
+        Progress::AdoptedRecipe { generation, key, was, now } => {
+            eprintln!("generation {generation}: {key} = {now} (was {was}): the stage it shapes has not begun")
+        }
         Progress::KeptRecipe { generation, key, began, now } => eprintln!(
             "generation {generation}: goes on with the settings it began with ({key} = {began}); {key} = {now} applies from generation {}",
             generation + 1

@@ -360,8 +360,8 @@ impl LoopConfig {
 }
 
 /// What a generation is made with: its self-play, training and gate settings. A generation keeps
-/// the recipe it began with until it is finished, whatever later runs ask for; the ledger
-/// records each generation's.
+/// the self-play settings it began with, and the training and gate settings from when each of
+/// those stages begins, whatever later runs ask for; the ledger records each generation's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {

@@ -13,10 +13,10 @@ use ferz_arena::{
     schedule,
 };
 use ferz_chess::Variant;
-use ferz_dataset::manifest::write_json_if_absent;
+use ferz_dataset::manifest::{first_difference, write_json_if_absent};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{LoopConfig, NetFamily, StartingPoint};
+use crate::config::{GateSettings, LoopConfig, NetFamily, StartingPoint};
 use crate::layout::{hash, read, write};
 use crate::ledger::{GateRecord, Ledger, NetRef, Verdict};
 use crate::{Control, LoopError, Progress, Stage, fault};
@@ -177,13 +177,30 @@ impl GateFiles {
 /// The file in a [`gate_net`] directory that says what it gates.
 const OUTSIDE_GATE_FILE: &str = "gate.json";
 
-/// What a [`gate_net`] directory gates: the net, the generation whose gate it plays and the
-/// best net it meets.
+/// What a [`gate_net`] directory gates: the net, the generation whose gate it plays, the best net
+/// it meets and the gate's settings.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct OutsideGate {
     net_sha256: String,
     generation: u32,
     best: NetRef,
+    /// The recipe's gate settings: a generation's `[gate]` may change until its own gate begins,
+    /// and games played with others must not be continued. (None in a file from before they were
+    /// recorded, which is not checked.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    settings: Option<GateSettings>,
+}
+
+impl OutsideGate {
+    /// Whether `self`, read from a gate's directory, is the gate `now` would play. The games'
+    /// concurrency is each run's own.
+    fn continued_by(&self, now: &OutsideGate) -> bool {
+        let played_as = |settings: &GateSettings| GateSettings { concurrency: 1, ..settings.clone() };
+        self.net_sha256 == now.net_sha256
+            && self.generation == now.generation
+            && self.best == now.best
+            && self.settings.as_ref().is_none_or(|began| Some(played_as(began)) == now.settings.as_ref().map(played_as))
+    }
 }
 
 /// Plays a gate until its SPRT decides or its games are played, continuing its PGN; `None` when
@@ -270,7 +287,12 @@ pub fn gate_net(
     // What `out` gates, written before its first game: a run that would continue another net's
     // games, or another generation's gate, is refused, and so is a directory holding a gate this
     // command did not begin (a generation's own `gate/`, say).
-    let this_gate = OutsideGate { net_sha256: hash(net)?, generation: g, best: player.clone() };
+    let this_gate = OutsideGate {
+        net_sha256: hash(net)?,
+        generation: g,
+        best: player.clone(),
+        settings: Some(settings.gate.clone()),
+    };
     let gate_path = out.join(OUTSIDE_GATE_FILE);
     if !gate_path.exists() && (files.pgn.exists() || files.verdict.exists()) {
         return Err(LoopError::Ledger {
@@ -287,12 +309,22 @@ pub fn gate_net(
         if began.net_sha256 == this_gate.net_sha256 && files.verdict.exists() {
             return Ok(Some((began.generation, read(&files.verdict)?)));
         }
-        if began != this_gate {
+        if !began.continued_by(&this_gate) {
+            let settings_now = match (&began.settings, &this_gate.settings) {
+                (Some(was), Some(now)) if was != now => {
+                    let json = |s: &GateSettings| serde_json::to_value(s).expect("settings serialise");
+                    first_difference(&json(was), &json(now), "gate")
+                        .map(|(key, was, now)| format!(" with {key} = {was}; the recipe now says {now}"))
+                        .unwrap_or_default()
+                }
+                _ => String::new(),
+            };
             return Err(LoopError::Ledger {
                 path: gate_path,
                 reason: format!(
                     "this directory holds the gate of the net with SHA-256 {} against generation {}'s best net \
-                     (gen {}); now it would gate SHA-256 {} in generation {} against gen {}: give another --out",
+                     (gen {}){settings_now}; now it would gate SHA-256 {} in generation {} against gen {}: give \
+                     another --out",
                     began.net_sha256,
                     began.generation,
                     began.best.generation,

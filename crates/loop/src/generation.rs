@@ -10,20 +10,21 @@
 //! | promotion | the ledger holds the generation | the copy is made again |
 //!
 //! No stage reads another's unfinished output: each checks the previous one's completion mark.
-//! A generation is finished with the recipe it began with (`recipe.json`, written when it
-//! begins): changed settings apply from the next generation.
+//! A generation is made with the recipe written when it begins (`recipe.json`): changed
+//! `[selfplay]` settings apply from the next generation, changed `[train]` and `[gate]` ones
+//! from the stage they shape when it has not begun.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use ferz_dataset::layout::{MANIFEST_FILE, shard_dir};
-use ferz_dataset::manifest::{first_difference, sha256_bytes, write_json_if_absent};
+use ferz_dataset::manifest::{differences, first_difference, sha256_bytes, write_json_if_absent};
 use ferz_dataset::verify::{self, open_verified};
 use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
 
 use crate::clock::{SAVE_INTERVAL, StageClock};
-use crate::config::{LoopConfig, NetFamily, Recipe, StartingPoint, TrainInit};
+use crate::config::{GateSettings, LoopConfig, NetFamily, Recipe, StartingPoint, TrainInit};
 use crate::gate::{GateCandidate, GateFiles, gate_config, play_gate, size_caveat};
 use crate::layout::{RECIPE_FILE, copy_atomically, generation_dir, hash, read, selfplay_dir, train_dir, write};
 use crate::ledger::{
@@ -69,7 +70,7 @@ pub fn run_generation(
     let gen_dir = generation_dir(dir, g);
     std::fs::create_dir_all(&gen_dir).map_err(|source| LoopError::Io { path: gen_dir.clone(), source })?;
     let one_task = matches!(scope, SelfplayScope::Shard(_));
-    let settings = &generation_settings(&gen_dir, &ledger.settings, g, progress)?;
+    let settings = &generation_settings(&gen_dir, &ledger.settings, g, !one_task, progress)?;
     let player = ledger.best();
     player.check(dir)?;
     let mut clock = StageClock::open(&gen_dir, SAVE_INTERVAL)?;
@@ -292,13 +293,20 @@ pub fn candidate_training(dir: &Path, ledger: &Ledger, g: Option<u32>) -> Result
 }
 
 /// The settings generation `g` runs with: this run's, with the recipe the generation began with
-/// when it has begun (reported when this run's differs). A generation that begins now takes this
-/// run's recipe; of the tasks of a job array that begin one side by side, the first to write it
-/// sets it for all.
+/// when it has begun. A generation that begins now takes this run's recipe; of the tasks of a
+/// job array that begin one side by side, the first to write it sets it for all.
+///
+/// A stage that has not begun takes this run's settings for it, so that a training shape or a
+/// gate chosen while the hours of self-play run applies to the generation in progress: `[train]`
+/// until the training's directory exists, `[gate]` until its games begin (`adopt`, which a task
+/// of a job array does not: it plays shards only, and the job after the array adopts). The
+/// recipe file is rewritten with them, so the ledger records what the generation was made with.
+/// Settings the generation keeps though this run's differ are reported.
 fn generation_settings(
     gen_dir: &Path,
     settings: &LoopConfig,
     g: u32,
+    adopt: bool,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<LoopConfig, LoopError> {
     let path = gen_dir.join(RECIPE_FILE);
@@ -309,7 +317,26 @@ fn generation_settings(
     {
         return Ok(this_run);
     }
-    let kept = settings.with_recipe(&read::<Recipe>(&path)?);
+    let began = read::<Recipe>(&path)?;
+    let mut recipe = began.clone();
+    if adopt {
+        let wanted = this_run.recipe();
+        if !train_dir(gen_dir).exists() {
+            recipe.train = wanted.train;
+        }
+        let gate = GateFiles::of_generation(gen_dir);
+        if !gate.pgn.exists() && !gate.verdict.exists() {
+            // The gate's concurrency is never the recipe's: each run uses its own.
+            recipe.gate = GateSettings { concurrency: began.gate.concurrency, ..wanted.gate };
+        }
+        if recipe != began {
+            for (key, was, now) in differences(&began.spelled_out(), &recipe.spelled_out(), "") {
+                progress(Progress::AdoptedRecipe { generation: g, key, was, now });
+            }
+            write(&path, &recipe)?;
+        }
+    }
+    let kept = settings.with_recipe(&recipe);
     let json = |settings: &LoopConfig| serde_json::to_value(settings).expect("settings serialise");
     if let Some((key, began, now)) = first_difference(&json(&kept), &json(&this_run), "") {
         progress(Progress::KeptRecipe { generation: g, key, began, now });
@@ -645,6 +672,63 @@ mod tests {
 
     fn embedded_chess() -> &'static [u8] {
         ferz_nnue::embedded::bytes(ferz_nnue::NetVariant::Chess).expect("the build embeds a chess net")
+    }
+
+    #[test]
+    fn a_stage_that_has_not_begun_takes_this_runs_settings() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gen_dir = tmp.path();
+        // With the search parameters spelled out, as a recipe holds them.
+        let began = LoopConfig::default().with_recipe(&LoopConfig::default().recipe());
+        let mut now = began.clone();
+        now.selfplay.games += 1;
+        now.train.epochs += 1;
+        now.gate.games += 1;
+        now.gate.concurrency += 1;
+        let settings = |run: &LoopConfig, adopt: bool| {
+            let mut events = Vec::new();
+            let kept = generation_settings(gen_dir, run, 3, adopt, &mut |event| events.push(event)).unwrap();
+            let keys: Vec<String> = events
+                .into_iter()
+                .map(|event| match event {
+                    Progress::AdoptedRecipe { key, .. } => format!("adopted {key}"),
+                    Progress::KeptRecipe { key, .. } => format!("kept {key}"),
+                    _ => unreachable!(),
+                })
+                .collect();
+            (kept, keys)
+        };
+        let recipe = || read::<Recipe>(&gen_dir.join(RECIPE_FILE)).unwrap();
+
+        // The generation begins with the first run's recipe.
+        assert_eq!(settings(&began, true).0, began);
+        // A task of a job array plays shards only: it adopts nothing, and the recipe stays (the
+        // first difference, in key order, is reported).
+        let (kept, keys) = settings(&now, false);
+        assert_eq!((kept.train.epochs, keys), (began.train.epochs, vec!["kept gate.games".to_owned()]));
+        assert_eq!(recipe(), began.recipe());
+        // Neither the training nor the gate has begun: both take this run's settings, the
+        // self-play keeps its own, and the gate's concurrency is this run's without a record.
+        let (kept, keys) = settings(&now, true);
+        assert_eq!(keys, ["adopted gate.games", "adopted train.epochs", "kept selfplay.games"]);
+        assert_eq!(
+            (kept.selfplay.games, kept.train.epochs, kept.gate.games),
+            (began.selfplay.games, now.train.epochs, now.gate.games)
+        );
+        assert_eq!(kept.gate.concurrency, now.gate.concurrency);
+        assert_eq!((recipe().train.epochs, recipe().gate.concurrency), (now.train.epochs, began.gate.concurrency));
+
+        // Once the training and the gate have begun, their settings stay.
+        std::fs::create_dir_all(train_dir(gen_dir)).unwrap();
+        let files = GateFiles::of_generation(gen_dir);
+        std::fs::create_dir_all(files.pgn.parent().unwrap()).unwrap();
+        std::fs::write(&files.pgn, "").unwrap();
+        let mut later = now.clone();
+        later.train.epochs += 1;
+        later.gate.games += 1;
+        let (kept, keys) = settings(&later, true);
+        assert_eq!((kept.train.epochs, kept.gate.games), (now.train.epochs, now.gate.games));
+        assert_eq!(keys, ["kept gate.games"]);
     }
 
     #[test]

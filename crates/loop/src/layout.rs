@@ -26,7 +26,8 @@ pub fn train_dir(gen_dir: &Path) -> PathBuf {
     gen_dir.join("train")
 }
 
-/// The recipe a generation began with, written when it begins.
+/// The recipe a generation is made with: written when it begins, its training and gate
+/// settings rewritten by a later run until those stages begin.
 pub(crate) const RECIPE_FILE: &str = "recipe.json";
 
 /// Copies `from` to `to` through a temporary file and a rename.

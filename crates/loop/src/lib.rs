@@ -134,8 +134,20 @@ pub enum Progress {
         /// The line.
         line: String,
     },
-    /// A generation in progress goes on with the recipe it began with although this run's
-    /// settings differ; they apply from the next generation.
+    /// A generation in progress takes this run's value of a setting for a stage that has not
+    /// begun (its training or its gate), and records it in its recipe.
+    AdoptedRecipe {
+        /// The generation.
+        generation: u32,
+        /// The setting (dotted key).
+        key: String,
+        /// Its value in the generation's recipe until now.
+        was: String,
+        /// Its value in this run's settings, which the generation now takes.
+        now: String,
+    },
+    /// A generation in progress goes on with the recipe of a stage that has begun although this
+    /// run's settings differ; they apply from the next generation.
     KeptRecipe {
         /// The generation.
         generation: u32,

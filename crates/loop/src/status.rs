@@ -47,7 +47,7 @@ pub enum NextGeneration {
 pub struct GenerationStatus {
     /// The generation.
     pub generation: u32,
-    /// The recipe it began with (this run's settings' where it has none yet).
+    /// The recipe it is made with (this run's settings' where it has none yet).
     pub recipe: Recipe,
     /// Each shard's games written so far (0 for a shard not begun), in shard order.
     pub shard_games: Vec<u64>,

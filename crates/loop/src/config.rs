@@ -137,6 +137,9 @@ pub struct SelfplaySettings {
     pub chess960: u32,
     /// Plies chosen among MultiPV candidates through the opening cache.
     pub multipv_plies: u32,
+    /// Nodes of each of those MultiPV searches. (Records from before the key was kept were
+    /// played at 50,000, its default.)
+    pub multipv_nodes: u64,
     /// Uniformly random plies after those.
     pub random_plies: u32,
     /// Transposition table per worker thread, in MiB.
@@ -158,6 +161,7 @@ impl Default for SelfplaySettings {
             chess: 1,
             chess960: 1,
             multipv_plies: 8,
+            multipv_nodes: 50_000,
             random_plies: 2,
             hash_mb: 16,
             params: BTreeMap::new(),
@@ -285,6 +289,7 @@ impl LoopConfig {
         if self.run.net == NetFamily::Chess {
             check(s.chess + s.chess960 > 0, "selfplay.chess", s.chess, "chess and chess960 cannot both be 0")?;
         }
+        at_least("selfplay.multipv_nodes", s.multipv_nodes, 1, "search at least one node")?;
         at_least("selfplay.hash_mb", s.hash_mb, 1, "use at least 1 MiB")?;
         ferz_selfplay::config::check_search_params("selfplay.params", &s.params)?;
         in_range("train.hidden", t.hidden, 1..=4096, "use 1 to 4096 (the net file's limit)")?;

@@ -537,6 +537,7 @@ pub fn selfplay_config(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u3
         }
     }
     config.opening.multipv_plies = s.multipv_plies;
+    config.opening.multipv_nodes = s.multipv_nodes;
     config.opening.random_plies = s.random_plies;
     // Position records in marlin form and the games: the text copy would double the disk.
     config.output.text = false;

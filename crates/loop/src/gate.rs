@@ -192,14 +192,25 @@ struct OutsideGate {
 }
 
 impl OutsideGate {
-    /// Whether `self`, read from a gate's directory, is the gate `now` would play. The games'
-    /// concurrency is each run's own.
+    /// Whether `self`, read from a gate's directory, is the gate `now` would play.
     fn continued_by(&self, now: &OutsideGate) -> bool {
-        let played_as = |settings: &GateSettings| GateSettings { concurrency: 1, ..settings.clone() };
         self.net_sha256 == now.net_sha256
             && self.generation == now.generation
             && self.best == now.best
-            && self.settings.as_ref().is_none_or(|began| Some(played_as(began)) == now.settings.as_ref().map(played_as))
+            && self.settings_differ(now).is_none()
+    }
+
+    /// The first gate setting `now` plays with that `self` was not played with, as (dotted key,
+    /// value played, value now). The games' concurrency is each run's own; a file without
+    /// settings is not checked.
+    fn settings_differ(&self, now: &OutsideGate) -> Option<(String, String, String)> {
+        let played_as = |settings: &GateSettings| {
+            serde_json::to_value(GateSettings { concurrency: 1, ..settings.clone() }).expect("settings serialise")
+        };
+        match (&self.settings, &now.settings) {
+            (Some(was), Some(now)) => first_difference(&played_as(was), &played_as(now), "gate"),
+            _ => None,
+        }
     }
 }
 
@@ -310,15 +321,10 @@ pub fn gate_net(
             return Ok(Some((began.generation, read(&files.verdict)?)));
         }
         if !began.continued_by(&this_gate) {
-            let settings_now = match (&began.settings, &this_gate.settings) {
-                (Some(was), Some(now)) if was != now => {
-                    let json = |s: &GateSettings| serde_json::to_value(s).expect("settings serialise");
-                    first_difference(&json(was), &json(now), "gate")
-                        .map(|(key, was, now)| format!(" with {key} = {was}; the recipe now says {now}"))
-                        .unwrap_or_default()
-                }
-                _ => String::new(),
-            };
+            let settings_now = began
+                .settings_differ(&this_gate)
+                .map(|(key, was, now)| format!(" with {key} = {was}; the recipe now says {now}"))
+                .unwrap_or_default();
             return Err(LoopError::Ledger {
                 path: gate_path,
                 reason: format!(

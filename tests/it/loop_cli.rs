@@ -90,9 +90,23 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
     let output = Command::new(ferz_binary()).args(["loop", "status"]).arg(&killed).output().unwrap();
     let status = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let positions: u64 = (0..2)
+        .map(|i| {
+            let manifest = killed.join(format!("gen-0002/selfplay/shard-{i:05}/manifest.json"));
+            let manifest: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+            manifest["tally"]["positions_by_variant"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|n| n.as_u64().unwrap())
+                .sum::<u64>()
+        })
+        .sum();
+    assert!(positions > 0);
     for line in [
         "1 generation finished, 1 promoted; the best net: generation 1 (best/gen-0001.nnue)",
-        "generation 2: selfplay 2 of 2 shards complete, 12 of 12 games",
+        &format!("generation 2: selfplay 2 of 2 shards complete, 12 of 12 games, {positions} positions ("),
         "generation 2: train 2 of 2 epochs",
         "generation 2: gate decided after",
     ] {

@@ -51,6 +51,8 @@ pub struct GenerationStatus {
     pub recipe: Recipe,
     /// Each shard's games written so far (0 for a shard not begun), in shard order.
     pub shard_games: Vec<u64>,
+    /// Positions the shards have written so far.
+    pub selfplay_positions: u64,
     /// Shards complete.
     pub shards_complete: u32,
     /// Positions of the merged dataset, once merged.
@@ -92,18 +94,22 @@ fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> 
     let recipe: Recipe = if recipe_path.exists() { read(&recipe_path)? } else { settings.recipe() };
     let shards = selfplay_dir(gen_dir);
     let mut shard_games = Vec::new();
+    let mut selfplay_positions = 0;
     let mut shards_complete = 0;
     for index in 0..recipe.selfplay.shards {
         let shard = shard_dir(&shards, index);
-        let games = if shard.join(MANIFEST_FILE).exists() {
+        let (games, positions) = if shard.join(MANIFEST_FILE).exists() {
             shards_complete += 1;
-            read::<ShardManifest>(&shard.join(MANIFEST_FILE))?.tally.games
+            let tally = read::<ShardManifest>(&shard.join(MANIFEST_FILE))?.tally;
+            (tally.games, tally.positions())
         } else if shard.join(CHECKPOINT_FILE).exists() {
-            read::<Checkpoint>(&shard.join(CHECKPOINT_FILE))?.games_done
+            let checkpoint = read::<Checkpoint>(&shard.join(CHECKPOINT_FILE))?;
+            (checkpoint.games_done, checkpoint.tally.positions())
         } else {
-            0
+            (0, 0)
         };
         shard_games.push(games);
+        selfplay_positions += positions;
     }
     // The manifest alone: a status check should not hash the whole dataset.
     let merged = gen_dir.join("data").join(MANIFEST_FILE);
@@ -123,6 +129,7 @@ fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> 
         generation,
         recipe,
         shard_games,
+        selfplay_positions,
         shards_complete,
         merged_positions,
         epochs_done,
@@ -157,7 +164,12 @@ impl fmt::Display for LoopStatus {
         let games: u64 = status.shard_games.iter().sum();
         let wanted = recipe.selfplay.games * u64::from(recipe.selfplay.shards);
         // At the rate of every run of the stage so far, whatever shared the machine then.
-        let wall = status.stages.get(&Stage::Selfplay).map_or(0.0, |t| t.wall_seconds);
+        let time = status.stages.get(&Stage::Selfplay);
+        let wall = time.map_or(0.0, |t| t.wall_seconds);
+        let cpu = time.map_or(0.0, |t| t.cpu_seconds);
+        let positions = status.selfplay_positions;
+        let rate =
+            if cpu > 0.0 { format!(" ({:.0} k per CPU-hour)", positions as f64 / cpu * 3.6) } else { String::new() };
         let left = match games {
             0 => String::new(),
             _ if games >= wanted => String::new(),
@@ -168,7 +180,7 @@ impl fmt::Display for LoopStatus {
         };
         writeln!(
             f,
-            "generation {g}: selfplay {} of {} shards complete, {games} of {wanted} games{left}",
+            "generation {g}: selfplay {} of {} shards complete, {games} of {wanted} games, {positions} positions{rate}{left}",
             status.shards_complete, recipe.selfplay.shards
         )?;
         match status.merged_positions {

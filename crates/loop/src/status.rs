@@ -14,7 +14,7 @@ use crate::clock::StageClock;
 use crate::config::{LoopConfig, Recipe};
 use crate::cpu::StageTime;
 use crate::gate::GateFiles;
-use crate::layout::{RECIPE_FILE, generation_dir, read, selfplay_dir, train_dir};
+use crate::layout::{generation_dir, read, selfplay_dir, train_dir};
 use crate::ledger::{GateRecord, GenerationRecord, Ledger, NetRef, generations, read_losses};
 use crate::{LoopError, Stage};
 
@@ -47,7 +47,7 @@ pub enum NextGeneration {
 pub struct GenerationStatus {
     /// The generation.
     pub generation: u32,
-    /// The recipe it is made with (this run's settings' where it has none yet).
+    /// The recipe it is made with ([`Ledger::made_with`]).
     pub recipe: Recipe,
     /// Each shard's games written so far (0 for a shard not begun), in shard order.
     pub shard_games: Vec<u64>,
@@ -76,7 +76,8 @@ pub fn status(dir: &Path) -> Result<LoopStatus, LoopError> {
     let g = ledger.generations.len() as u32 + 1;
     let gen_dir = generation_dir(dir, g);
     let next = if gen_dir.is_dir() {
-        NextGeneration::InProgress(Box::new(generation_status(&gen_dir, g, &ledger.settings)?))
+        let (settings, _) = ledger.made_with(dir, g)?;
+        NextGeneration::InProgress(Box::new(generation_status(&gen_dir, g, settings.recipe())?))
     } else {
         NextGeneration::NotBegun(g)
     };
@@ -89,9 +90,7 @@ pub fn status(dir: &Path) -> Result<LoopStatus, LoopError> {
     })
 }
 
-fn generation_status(gen_dir: &Path, generation: u32, settings: &LoopConfig) -> Result<GenerationStatus, LoopError> {
-    let recipe_path = gen_dir.join(RECIPE_FILE);
-    let recipe: Recipe = if recipe_path.exists() { read(&recipe_path)? } else { settings.recipe() };
+fn generation_status(gen_dir: &Path, generation: u32, recipe: Recipe) -> Result<GenerationStatus, LoopError> {
     let shards = selfplay_dir(gen_dir);
     let mut shard_games = Vec::new();
     let mut selfplay_positions = 0;

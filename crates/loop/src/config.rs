@@ -260,6 +260,15 @@ pub struct GateSettings {
     pub random_plies: u32,
 }
 
+impl GateSettings {
+    /// These settings with `concurrency` games at once. How many games run side by side is each
+    /// run's own (the machine's), never part of a recipe: the games are the same either way.
+    #[must_use]
+    pub fn with_concurrency(&self, concurrency: usize) -> GateSettings {
+        GateSettings { concurrency, ..self.clone() }
+    }
+}
+
 impl Default for GateSettings {
     fn default() -> GateSettings {
         GateSettings {
@@ -361,7 +370,7 @@ impl LoopConfig {
         let mut merged = self.clone();
         merged.selfplay = recipe.selfplay.clone();
         merged.train = recipe.train.clone();
-        merged.gate = GateSettings { concurrency: self.gate.concurrency, ..recipe.gate.clone() };
+        merged.gate = recipe.gate.with_concurrency(self.gate.concurrency);
         merged
     }
 }

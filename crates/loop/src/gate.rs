@@ -201,12 +201,11 @@ impl OutsideGate {
     }
 
     /// The first gate setting `now` plays with that `self` was not played with, as (dotted key,
-    /// value played, value now). The games' concurrency is each run's own; a file without
-    /// settings is not checked.
+    /// value played, value now); the concurrency is not compared. A file without settings is not
+    /// checked.
     fn settings_differ(&self, now: &OutsideGate) -> Option<(String, String, String)> {
-        let played_as = |settings: &GateSettings| {
-            serde_json::to_value(GateSettings { concurrency: 1, ..settings.clone() }).expect("settings serialise")
-        };
+        let played_as =
+            |settings: &GateSettings| serde_json::to_value(settings.with_concurrency(1)).expect("settings serialise");
         match (&self.settings, &now.settings) {
             (Some(was), Some(now)) => first_difference(&played_as(was), &played_as(now), "gate"),
             _ => None,

@@ -24,7 +24,7 @@ use ferz_selfplay::{SelfplayConfig, ShardSpec, run_shard};
 use ferz_train::TrainConfig;
 
 use crate::clock::{SAVE_INTERVAL, StageClock};
-use crate::config::{GateSettings, LoopConfig, NetFamily, Recipe, StartingPoint, TrainInit};
+use crate::config::{LoopConfig, NetFamily, Recipe, StartingPoint, TrainInit};
 use crate::gate::{GateCandidate, GateFiles, gate_config, play_gate, size_caveat};
 use crate::layout::{RECIPE_FILE, copy_atomically, generation_dir, hash, read, selfplay_dir, train_dir, write};
 use crate::ledger::{
@@ -326,8 +326,7 @@ fn generation_settings(
         }
         let gate = GateFiles::of_generation(gen_dir);
         if !gate.pgn.exists() && !gate.verdict.exists() {
-            // The gate's concurrency is never the recipe's: each run uses its own.
-            recipe.gate = GateSettings { concurrency: began.gate.concurrency, ..wanted.gate };
+            recipe.gate = wanted.gate.with_concurrency(began.gate.concurrency);
         }
         if recipe != began {
             for (key, was, now) in differences(&began.spelled_out(), &recipe.spelled_out(), "") {

@@ -17,6 +17,11 @@ fn settings() -> String {
 fn run_loop(dir: &Path, config: &Path, kill_at: Option<&str>) -> Output {
     let mut command = Command::new(ferz_binary());
     command.arg("loop").arg(dir).arg("--config").arg(config);
+    run_killed_at(&mut command, kill_at)
+}
+
+/// Runs `command`, killed at the fault point `kill_at` (`FERZ_LOOP_KILL_AT`) or never.
+fn run_killed_at(command: &mut Command, kill_at: Option<&str>) -> Output {
     match kill_at {
         Some(point) => command.env("FERZ_LOOP_KILL_AT", point),
         None => command.env_remove("FERZ_LOOP_KILL_AT"),
@@ -328,17 +333,13 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     let before = loop_files();
 
     let out = tmp.path().join("gate");
-    let gate_into = |net: &Path, dir: &Path, out: &Path| {
-        Command::new(ferz_binary())
-            .args(["loop", "gate"])
-            .arg(dir)
-            .arg(net)
-            .arg("--out")
-            .arg(out)
-            .env_remove("FERZ_LOOP_KILL_AT")
-            .output()
-            .unwrap()
+    let gate_killed_at = |net: &Path, dir: &Path, out: &Path, kill_at: Option<&str>| {
+        run_killed_at(
+            Command::new(ferz_binary()).args(["loop", "gate"]).arg(dir).arg(net).arg("--out").arg(out),
+            kill_at,
+        )
     };
+    let gate_into = |net: &Path, dir: &Path, out: &Path| gate_killed_at(net, dir, out, None);
     let gate = |net: &Path, dir: &Path| gate_into(net, dir, &out);
     let output = gate(&net, &dir);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -373,15 +374,7 @@ fn a_net_from_outside_is_gated_as_the_loop_gates_its_candidates() {
     // A gate begun with other gate settings (a recipe's `[gate]` may change until the
     // generation's own gate begins) is not continued with these: the error names the setting.
     let unfinished = tmp.path().join("unfinished");
-    let output = Command::new(ferz_binary())
-        .args(["loop", "gate"])
-        .arg(&dir)
-        .arg(&net)
-        .arg("--out")
-        .arg(&unfinished)
-        .env("FERZ_LOOP_KILL_AT", "gate:1")
-        .output()
-        .unwrap();
+    let output = gate_killed_at(&net, &dir, &unfinished, Some("gate:1"));
     assert!(matches!(output.status.signal(), Some(9 | 6)), "{}", String::from_utf8_lossy(&output.stderr));
     let record = std::fs::read_to_string(unfinished.join("gate.json")).unwrap();
     assert!(record.contains("\"nodes\": 300"), "{record}");
@@ -461,6 +454,8 @@ fn a_candidates_training_settings_train_it_again() {
     // TOML's integers are signed: a seed above i64::MAX is written, and read, as digits.
     let text = String::from_utf8(std::fs::read(&settings_file).unwrap()).unwrap();
     let seed_line = text.lines().find(|line| line.starts_with("seed = ")).unwrap().to_owned();
+    // Generation 2's seed is above i64::MAX: the retraining above read it as digits.
+    assert!(seed_line.starts_with("seed = \""), "{seed_line}");
     for (seed, accepted) in
         [("\"18446744073709551615\"", true), ("\"18446744073709551616\"", false), ("\"12x\"", false)]
     {

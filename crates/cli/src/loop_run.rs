@@ -23,8 +23,9 @@ pub struct LoopArgs {
     #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Settings file; without it `config/loop.toml` is read when it exists, else the built-in
-    /// defaults. A loop keeps its net, seed and start; a changed recipe applies from the next
-    /// generation.
+    /// defaults. A loop keeps its net, seed and start; changed `[selfplay]` settings apply from
+    /// the next generation, changed `[train]` and `[gate]` ones from the stage they shape if it
+    /// has not begun.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Stop after this many generations in all (overrides `loop.generations`).

@@ -157,7 +157,7 @@ pub fn run_generation(
     let dataset = if data_dir.join(MANIFEST_FILE).exists() {
         open_verified(&data_dir)?
     } else {
-        progress(Progress::Stage { generation: g, stage: Stage::Merge, detail: String::new() });
+        progress(Progress::Stage { generation: g, stage: Stage::Merge, detail: format!("{shards} shards") });
         clock.start(Stage::Merge)?;
         let manifest = merge(&gen_dir, &selfplay.run.out, shards, |_| Ok(()))?;
         clock.stop()?;

@@ -104,10 +104,12 @@ const GENERATION_HEADER: [&str; 9] = [
 ];
 
 /// The rows of the cost table: per stage, wall and CPU seconds summed over the generations,
-/// and positions per CPU-hour where the stage makes or reads positions.
+/// and what the stage made of a CPU-hour: positions played, merged or trained on (each epoch
+/// counts), or gate games.
 fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
     let total_wall: f64 =
         ledger.generations.iter().flat_map(|g| g.stages.values()).map(|t| t.wall_seconds).sum::<f64>().max(1e-9);
+    let sum = |count: fn(&GenerationRecord) -> u64| ledger.generations.iter().map(count).sum::<u64>();
     Stage::ALL
         .into_iter()
         .map(|stage| {
@@ -116,15 +118,15 @@ fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
                 .iter()
                 .filter_map(|g| g.stages.get(&stage))
                 .fold((0.0, 0.0), |(w, c), t| (w + t.wall_seconds, c + t.cpu_seconds));
-            let positions: u64 = match stage {
-                Stage::Selfplay | Stage::Merge => ledger.generations.iter().map(|g| g.data.positions).sum(),
-                Stage::Train => {
-                    ledger.generations.iter().map(|g| g.train.positions * g.train.epochs.len() as u64).sum()
-                }
-                _ => 0,
+            let (made, unit) = match stage {
+                Stage::Selfplay => (sum(|g| g.data.positions), "positions played"),
+                Stage::Merge => (sum(|g| g.data.positions), "positions merged"),
+                Stage::Train => (sum(|g| g.train.positions * g.train.epochs.len() as u64), "positions trained on"),
+                Stage::Gate => (sum(|g| g.gate.games), "games"),
+                Stage::Promote => (0, ""),
             };
-            let rate = if positions > 0 && cpu > 0.0 {
-                format!("{:.0}", positions as f64 / (cpu / 3600.0))
+            let rate = if made > 0 && cpu > 0.0 {
+                format!("{} {unit}", grouped((made as f64 / (cpu / 3600.0)).round() as u64))
             } else {
                 "-".into()
             };
@@ -133,7 +135,20 @@ fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
         .collect()
 }
 
-const COST_HEADER: [&str; 4] = ["stage", "wall seconds (share)", "CPU seconds", "positions per CPU-hour"];
+const COST_HEADER: [&str; 4] = ["stage", "wall seconds (share)", "CPU seconds", "per CPU-hour"];
+
+/// `n` with its digits in groups of three (`2,058,960`), as the figures of docs/ are written.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut s = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            s.push(',');
+        }
+        s.push(digit);
+    }
+    s
+}
 
 fn markdown_table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
     let mut s = format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(N));
@@ -466,5 +481,20 @@ mod tests {
         now.train.output_buckets = 8;
         now.train.hidden = 512;
         assert_eq!(changed_settings(&was, &now), ["train.hidden = 512 (was 256)", "train.output_buckets = 8 (was 1)"]);
+    }
+
+    #[test]
+    fn each_stage_says_what_it_made_of_a_cpu_hour() {
+        assert_eq!([grouped(0), grouped(999), grouped(1000), grouped(2_058_960)], ["0", "999", "1,000", "2,058,960"]);
+        let ledger: Ledger = serde_json::from_str(include_str!("../../../docs/loops/chess/ledger.json")).unwrap();
+        let rows = cost_rows(&ledger);
+        let rate = |stage: Stage| rows.iter().find(|r| r[0] == stage.to_string()).unwrap()[3].clone();
+        let played: u64 = ledger.generations.iter().map(|g| g.data.positions).sum();
+        let cpu: f64 =
+            ledger.generations.iter().filter_map(|g| g.stages.get(&Stage::Selfplay)).map(|t| t.cpu_seconds).sum();
+        let expected = grouped((played as f64 * 3600.0 / cpu).round() as u64);
+        assert_eq!(rate(Stage::Selfplay), format!("{expected} positions played"));
+        assert!(rate(Stage::Train).ends_with(" positions trained on"), "{rows:?}");
+        assert!(rate(Stage::Gate).ends_with(" games") && rate(Stage::Promote) == "-", "{rows:?}");
     }
 }

@@ -142,7 +142,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut s = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             s.push(',');
         }
         s.push(digit);

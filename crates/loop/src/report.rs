@@ -104,35 +104,49 @@ const GENERATION_HEADER: [&str; 9] = [
 ];
 
 /// The rows of the cost table: per stage, wall and CPU seconds summed over the generations,
-/// and what the stage made of a CPU-hour: positions played, merged or trained on (each epoch
-/// counts), or gate games.
+/// and what the stage made of a CPU-hour ([`made_in`]), counted over the generations whose
+/// time of that stage is recorded, so that work without a time does not inflate the rate.
 fn cost_rows(ledger: &Ledger) -> Vec<[String; 4]> {
     let total_wall: f64 =
         ledger.generations.iter().flat_map(|g| g.stages.values()).map(|t| t.wall_seconds).sum::<f64>().max(1e-9);
-    let sum = |count: fn(&GenerationRecord) -> u64| ledger.generations.iter().map(count).sum::<u64>();
     Stage::ALL
         .into_iter()
         .map(|stage| {
-            let (wall, cpu) = ledger
+            let (wall, cpu, made) = ledger
                 .generations
                 .iter()
-                .filter_map(|g| g.stages.get(&stage))
-                .fold((0.0, 0.0), |(w, c), t| (w + t.wall_seconds, c + t.cpu_seconds));
-            let (made, unit) = match stage {
-                Stage::Selfplay => (sum(|g| g.data.positions), "positions played"),
-                Stage::Merge => (sum(|g| g.data.positions), "positions merged"),
-                Stage::Train => (sum(|g| g.train.positions * g.train.epochs.len() as u64), "positions trained on"),
-                Stage::Gate => (sum(|g| g.gate.games), "games"),
-                Stage::Promote => (0, ""),
-            };
+                .filter_map(|g| g.stages.get(&stage).map(|t| (t, made_in(stage, g))))
+                .fold((0.0, 0.0, 0), |(w, c, m), (t, made)| (w + t.wall_seconds, c + t.cpu_seconds, m + made));
             let rate = if made > 0 && cpu > 0.0 {
-                format!("{} {unit}", grouped((made as f64 / (cpu / 3600.0)).round() as u64))
+                format!("{} {}", grouped((made as f64 / (cpu / 3600.0)).round() as u64), made_unit(stage))
             } else {
                 "-".into()
             };
             [stage.to_string(), format!("{wall:.0} ({:.1}%)", 100.0 * wall / total_wall), format!("{cpu:.0}"), rate]
         })
         .collect()
+}
+
+/// What `stage` made in generation `g`, in [`made_unit`]s.
+fn made_in(stage: Stage, g: &GenerationRecord) -> u64 {
+    match stage {
+        Stage::Selfplay | Stage::Merge => g.data.positions,
+        Stage::Train => g.train.positions * g.train.epochs.len() as u64,
+        Stage::Gate => g.gate.games,
+        Stage::Promote => 0,
+    }
+}
+
+/// The unit of what `stage` makes: positions played, merged or trained on (each epoch counts),
+/// or gate games; the promotion makes nothing countable.
+fn made_unit(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Selfplay => "positions played",
+        Stage::Merge => "positions merged",
+        Stage::Train => "positions trained on",
+        Stage::Gate => "games",
+        Stage::Promote => "",
+    }
 }
 
 const COST_HEADER: [&str; 4] = ["stage", "wall seconds (share)", "CPU seconds", "per CPU-hour"];
@@ -490,11 +504,20 @@ mod tests {
         let rows = cost_rows(&ledger);
         let rate = |stage: Stage| rows.iter().find(|r| r[0] == stage.to_string()).unwrap()[3].clone();
         let played: u64 = ledger.generations.iter().map(|g| g.data.positions).sum();
-        let cpu: f64 =
-            ledger.generations.iter().filter_map(|g| g.stages.get(&Stage::Selfplay)).map(|t| t.cpu_seconds).sum();
+        let cpu: f64 = ledger.generations.iter().map(|g| g.stages[&Stage::Selfplay].cpu_seconds).sum();
         let expected = grouped((played as f64 * 3600.0 / cpu).round() as u64);
         assert_eq!(rate(Stage::Selfplay), format!("{expected} positions played"));
         assert!(rate(Stage::Train).ends_with(" positions trained on"), "{rows:?}");
         assert!(rate(Stage::Gate).ends_with(" games") && rate(Stage::Promote) == "-", "{rows:?}");
+
+        // A generation whose self-play time went unrecorded adds none of its positions.
+        let mut untimed = ledger.clone();
+        untimed.generations[0].stages.remove(&Stage::Selfplay);
+        let first = &ledger.generations[0];
+        let expected = grouped(
+            ((played - first.data.positions) as f64 * 3600.0 / (cpu - first.stages[&Stage::Selfplay].cpu_seconds))
+                .round() as u64,
+        );
+        assert_eq!(cost_rows(&untimed)[0][3], format!("{expected} positions played"));
     }
 }

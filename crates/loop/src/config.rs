@@ -179,14 +179,91 @@ pub enum TrainInit {
     Scratch,
 }
 
+/// Which generations' data a candidate trains on (`train.window`): a number of the newest, or
+/// `"best"`, every generation the best net played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainWindow {
+    /// The newest this many generations, the one in progress among them (0: every generation).
+    Newest(u32),
+    /// Every generation played by the best net: none of it is data the best net trained on
+    /// (it was trained before they were played), and it grows while candidates lose their gates
+    /// and begins again with the next generation a new best net plays.
+    BestNetGames,
+}
+
+impl TrainWindow {
+    /// The spelling of [`TrainWindow::BestNetGames`] in settings and recipes.
+    const BEST: &'static str = "best";
+
+    /// The generations generation `g` trains on when the best net is generation `best` (which
+    /// played every generation after it).
+    #[must_use]
+    pub fn generations(self, g: u32, best: u32) -> Vec<u32> {
+        match self {
+            TrainWindow::Newest(0) => (1..=g).collect(),
+            TrainWindow::Newest(w) => (g.saturating_sub(w) + 1..=g).collect(),
+            TrainWindow::BestNetGames => (best + 1..=g).collect(),
+        }
+    }
+}
+
+impl Serialize for TrainWindow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TrainWindow::Newest(n) => serializer.serialize_u32(*n),
+            TrainWindow::BestNetGames => serializer.serialize_str(Self::BEST),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TrainWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TrainWindow, D::Error> {
+        /// Reads a count of generations or `"best"`.
+        struct WindowVisitor;
+
+        impl serde::de::Visitor<'_> for WindowVisitor {
+            type Value = TrainWindow;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a number of generations (0: all) or \"{}\"", TrainWindow::BEST)
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<TrainWindow, E> {
+                u32::try_from(n)
+                    .map(TrainWindow::Newest)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(n), &self))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<TrainWindow, E> {
+                u32::try_from(n)
+                    .map(TrainWindow::Newest)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(n), &self))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<TrainWindow, E> {
+                // Settings layered from the environment arrive as text, numbers too.
+                if text == TrainWindow::BEST {
+                    Ok(TrainWindow::BestNetGames)
+                } else {
+                    text.parse()
+                        .map(TrainWindow::Newest)
+                        .map_err(|_| E::invalid_value(serde::de::Unexpected::Str(text), &self))
+                }
+            }
+        }
+
+        deserializer.deserialize_any(WindowVisitor)
+    }
+}
+
 /// `[train]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainSettings {
     /// Where each candidate's training starts: the best net's weights or random ones.
     pub init: TrainInit,
-    /// Generations of data a candidate trains on: the newest `window` (0: all of them).
-    pub window: u32,
+    /// Generations of data a candidate trains on.
+    pub window: TrainWindow,
     /// Datasets from outside the loop that every generation trains on too, before the loop's
     /// own (earlier rounds, imported games).
     pub extra_inputs: Vec<PathBuf>,
@@ -216,7 +293,7 @@ impl Default for TrainSettings {
     fn default() -> TrainSettings {
         TrainSettings {
             init: TrainInit::Best,
-            window: 0,
+            window: TrainWindow::Newest(0),
             extra_inputs: Vec::new(),
             hidden: 256,
             input_layout: ferz_nnue::InputLayout::Plain,
@@ -436,5 +513,47 @@ mod tests {
         assert!(!serde_json::to_string(&train).unwrap().contains("input_layout"));
         train.input_layout = ferz_nnue::InputLayout::King4;
         assert!(serde_json::to_string(&train).unwrap().contains("\"input_layout\":\"king4\""));
+    }
+
+    /// Loads `[train]` settings of a loop from `toml`, with the environment `env`.
+    fn load_train(toml: &str, env: &[(&str, &str)]) -> Result<TrainSettings, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("loop.toml");
+        std::fs::write(&path, format!("[train]\n{toml}\n")).unwrap();
+        let env = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        ferz_settings::load::<LoopConfig>(Some(&path), &path, &env).map(|(c, _)| c.train).map_err(|e| e.to_string())
+    }
+
+    /// `train.window` is a count, as every recipe before `"best"` wrote it, or `"best"`: in a
+    /// settings file, in the environment, and in a recipe.
+    #[test]
+    fn a_window_is_a_count_or_the_best_nets_games() {
+        for (toml, window) in
+            [("2", TrainWindow::Newest(2)), ("0", TrainWindow::Newest(0)), ("\"best\"", TrainWindow::BestNetGames)]
+        {
+            let train = load_train(&format!("window = {toml}"), &[]).unwrap();
+            assert_eq!(train.window, window);
+            let json = serde_json::to_string(&train).unwrap();
+            assert_eq!(serde_json::from_str::<TrainSettings>(&json).unwrap().window, window);
+        }
+        assert_eq!(load_train("", &[("FERZ__TRAIN__WINDOW", "best")]).unwrap().window, TrainWindow::BestNetGames);
+        assert_eq!(load_train("", &[("FERZ__TRAIN__WINDOW", "3")]).unwrap().window, TrainWindow::Newest(3));
+        assert!(serde_json::to_string(&TrainSettings::default()).unwrap().contains("\"window\":0"));
+        for bad in ["-1", "\"newest\"", "2.5"] {
+            let error = load_train(&format!("window = {bad}"), &[]).unwrap_err();
+            assert!(error.contains("a number of generations (0: all) or \"best\""), "{bad}: {error}");
+            assert!(error.contains("window"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn each_window_picks_its_generations() {
+        assert_eq!(TrainWindow::Newest(0).generations(3, 0), [1, 2, 3]);
+        assert_eq!(TrainWindow::Newest(2).generations(7, 5), [6, 7]);
+        assert_eq!(TrainWindow::Newest(2).generations(1, 0), [1]);
+        // Generation 5's net trained on generations 4 and 5; the games it played begin at 6.
+        assert_eq!(TrainWindow::BestNetGames.generations(6, 5), [6]);
+        assert_eq!(TrainWindow::BestNetGames.generations(8, 5), [6, 7, 8]);
+        assert_eq!(TrainWindow::BestNetGames.generations(2, 0), [1, 2]);
     }
 }

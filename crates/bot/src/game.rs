@@ -695,9 +695,10 @@ impl GameTask {
         };
         let plies = state.ply();
         let changed = state.moves != self.state.moves || self.game().is_none();
+        let mut ponder_hit = false;
         if changed {
             let game = rules.replay(&state.moves).map_err(Resync::CannotFollow)?;
-            self.meet_ponder(&game, now);
+            ponder_hit = self.meet_ponder(&game, now);
             self.stop_search_unless_for(&game).await;
             // The plies of the previous state: fewer now is a takeback.
             let taken_back = plies < self.state.ply();
@@ -736,7 +737,14 @@ impl GameTask {
         if self.platform.supports(Endpoint::Draw) && !our_turn {
             self.answer_draw_now(&them, plies).await;
         }
-        if our_turn && self.search.is_none() && self.moved_at_ply != Some(plies) {
+        if our_turn && ponder_hit && self.moved_at_ply != Some(plies) {
+            // The ponder search goes on as our move's while the books, online sources and
+            // tablebases are asked, as on every move; one that knows the move stops it.
+            if let (Some(game), Some(us)) = (self.game().cloned(), self.us) {
+                let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+                self.move_from_sources(plies, &game, clock, self.state_at).await?;
+            }
+        } else if our_turn && self.search.is_none() && self.moved_at_ply != Some(plies) {
             self.start_move(plies).await?;
         } else if !our_turn && self.search.is_none() {
             self.start_pondering();
@@ -790,38 +798,8 @@ impl GameTask {
             }
             state_at = Instant::now();
         }
-        let asked = Instant::now();
-        let choice = match self.rules() {
-            Some(rules) => self.ctx.books.choose(&self.id, rules, &game, clock).await,
-            None => None,
-        };
-        if let Some(choice) = choice {
-            tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
-            // An online source's answer time is the source's, like a search's, not overhead.
-            let online = matches!(choice.source, crate::book::BookSource::Online(_));
-            let since = if online { state_at + asked.elapsed() } else { state_at };
-            return self.send_move(plies, choice.mv, None, since).await;
-        }
-        let looked = Instant::now();
-        let known = self
-            .ctx
-            .tablebases
-            .consult(&self.ctx.client, &self.id, &game, clock.map(|c| c.saturating_sub(state_at.elapsed())))
-            .await;
-        self.decisions.record_tablebase(known.and_then(|k| k.verdict));
-        if let Some(known) = known {
-            tracing::debug!(game = %self.id, source = %known.source, verdict = ?known.verdict, "tablebase position");
-            if self.decisions.should_resign_by_tablebase()
-                && self.resign(plies, "the tablebase says the game is lost").await
-            {
-                return Ok(());
-            }
-            if let Some(mv) = known.mv {
-                tracing::info!(game = %self.id, mv = %game.position().uci(mv), source = %known.source, verdict = ?known.verdict, "tablebase move");
-                let eval = known.verdict.map(|v| Searched { score: v.score(), depth: 0 });
-                // The online tablebase's answer time is the source's, like a search's.
-                return self.send_move(plies, mv, eval, state_at + looked.elapsed()).await;
-            }
+        if self.move_from_sources(plies, &game, clock, state_at).await? {
+            return Ok(());
         }
         if self.player.is_none() {
             self.player = self.new_player();
@@ -834,6 +812,58 @@ impl GameTask {
         let request = SearchRequest { game, limits, clock, state_at };
         self.search = self.player.as_mut().and_then(|player| player.think(request));
         Ok(())
+    }
+
+    /// Our move at `plies` from the books and online sources, else the tablebases (which may
+    /// also resign the game), as lichess-bot asks them before every search; `state_at` is when
+    /// the position arrived. A move found stops a search still running for this ply (a ponder
+    /// hit's). Returns whether the move was made (or the game resigned).
+    async fn move_from_sources(
+        &mut self,
+        plies: usize,
+        game: &Game,
+        clock: Option<Duration>,
+        state_at: Instant,
+    ) -> Result<bool, Resync> {
+        let asked = Instant::now();
+        let choice = match self.rules() {
+            Some(rules) => self.ctx.books.choose(&self.id, rules, game, clock).await,
+            None => None,
+        };
+        if let Some(choice) = choice {
+            tracing::info!(game = %self.id, mv = %game.position().uci(choice.mv), source = %choice.source, "book move");
+            // An online source's answer time is the source's, like a search's, not overhead.
+            let online = matches!(choice.source, crate::book::BookSource::Online(_));
+            let since = if online { state_at + asked.elapsed() } else { state_at };
+            self.stop_search().await;
+            self.send_move(plies, choice.mv, None, since).await?;
+            return Ok(true);
+        }
+        let looked = Instant::now();
+        let known = self
+            .ctx
+            .tablebases
+            .consult(&self.ctx.client, &self.id, game, clock.map(|c| c.saturating_sub(state_at.elapsed())))
+            .await;
+        self.decisions.record_tablebase(known.and_then(|k| k.verdict));
+        if let Some(known) = known {
+            tracing::debug!(game = %self.id, source = %known.source, verdict = ?known.verdict, "tablebase position");
+            if self.decisions.should_resign_by_tablebase()
+                && self.resign(plies, "the tablebase says the game is lost").await
+            {
+                self.stop_search().await;
+                return Ok(true);
+            }
+            if let Some(mv) = known.mv {
+                tracing::info!(game = %self.id, mv = %game.position().uci(mv), source = %known.source, verdict = ?known.verdict, "tablebase move");
+                let eval = known.verdict.map(|v| Searched { score: v.score(), depth: 0 });
+                // The online tablebase's answer time is the source's, like a search's.
+                self.stop_search().await;
+                self.send_move(plies, mv, eval, state_at + looked.elapsed()).await?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     async fn on_search_done(&mut self, search: &Search, end: SearchEnd) -> Result<(), Resync> {
@@ -859,12 +889,6 @@ impl GameTask {
             return self.send_move(plies, best, None, search.state_at + searched).await;
         };
         let result = Searched { score, depth };
-        if search.was_hit()
-            && let Some(game) = self.game()
-        {
-            // A ponder hit skipped `start_move`: the tables' verdict is the local one.
-            self.decisions.record_tablebase(self.ctx.tablebases.local_verdict(game.position()));
-        }
         self.decisions.record(score);
         if self.decisions.should_resign() && self.resign(plies, &format!("score {score:?}")).await {
             return Ok(());

@@ -58,12 +58,19 @@ impl GameTask {
 
     /// The opponent's move arrived at `now`, making the game `game`: a ponder hit lets the
     /// ponder search go on as the search for our move; a miss leaves it to be stopped.
-    pub(super) fn meet_ponder(&mut self, game: &Game, now: Instant) {
-        let (Some(search), Some(player)) = (self.search.as_mut(), self.player.as_mut()) else { return };
+    /// Returns whether it was a hit.
+    pub(super) fn meet_ponder(&mut self, game: &Game, now: Instant) -> bool {
+        let (Some(search), Some(player)) = (self.search.as_mut(), self.player.as_mut()) else { return false };
         match search.meet(game, now, player.ponder_stats_mut()) {
-            Some(PonderOutcome::Hit) => tracing::debug!(game = %self.id, "ponder hit"),
-            Some(PonderOutcome::Miss) => tracing::debug!(game = %self.id, "ponder miss"),
-            None => {}
+            Some(PonderOutcome::Hit) => {
+                tracing::debug!(game = %self.id, "ponder hit");
+                true
+            }
+            Some(PonderOutcome::Miss) => {
+                tracing::debug!(game = %self.id, "ponder miss");
+                false
+            }
+            None => false,
         }
     }
 

@@ -275,22 +275,23 @@ fn a_loop_whose_data_is_gone_plays_it_again_from_the_ledger() {
     let third = &after["generations"][2]["recipe"]["selfplay"]["params"];
     assert_ne!(third["LMR_BASE"], 130, "generation 3 plays with this run's (the build's) values");
 
-    // Trained on the best net's games only (`train.window = "best"`), generation 3 needs none
-    // of the data gone with generations 1 and 2: generation 2's net played none of it.
-    let best_games = keep("best-games", &recorded);
-    let best_config = tmp.path().join("best-games.toml");
+    // With `train.window = "best"` generation 3 trains on generations 2-3 (generation 2 made the
+    // best net): generation 2's data is played again, generation 1's is not needed.
+    let from_best = keep("from-best", &recorded);
+    let best_config = tmp.path().join("from-best.toml");
     let window_best =
         settings().replace("generations = 2", "generations = 3").replace("[train]\n", "[train]\nwindow = \"best\"\n");
     std::fs::write(&best_config, window_best).unwrap();
-    let output = run_loop(&best_games, &best_config, None);
+    let output = run_loop(&from_best, &best_config, None);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success() && !stderr.contains("is gone"), "{stderr}");
-    let third = &ledger(&best_games)["generations"][2];
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("gen-0002/data is gone") && !stderr.contains("gen-0001/data is gone"), "{stderr}");
+    let third = &ledger(&from_best)["generations"][2];
     assert_eq!(
         (&third["train"]["data_generations"], &third["recipe"]["train"]["window"]),
-        (&serde_json::json!([3]), &"best".into())
+        (&serde_json::json!([2, 3]), &"best".into())
     );
-    assert!(!best_games.join("gen-0001").join("data").exists());
+    assert!(!from_best.join("gen-0001").join("data").exists());
 
     let output = run_loop(&tampered, &config, None);
     assert_eq!(output.status.code(), Some(1));

@@ -180,29 +180,30 @@ pub enum TrainInit {
 }
 
 /// Which generations' data a candidate trains on (`train.window`): a number of the newest, or
-/// `"best"`, every generation the best net played.
+/// `"best"`, every generation from the one that made the best net on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TrainWindow {
     /// The newest this many generations, the one in progress among them (0: every generation).
     Newest(u32),
-    /// Every generation played by the best net: none of it is data the best net trained on
-    /// (it was trained before they were played), and it grows while candidates lose their gates
-    /// and begins again with the next generation a new best net plays.
-    BestNetGames,
+    /// Every generation from the one that made the best net on (from the first while the best
+    /// net is generation 0): the games the best net was last trained on and every game it has
+    /// played. It grows while candidates lose their gates and begins again at a promotion, so a
+    /// candidate always trains on more than the best net's last generation alone.
+    FromBest,
 }
 
 impl TrainWindow {
-    /// The spelling of [`TrainWindow::BestNetGames`] in settings and recipes.
+    /// The spelling of [`TrainWindow::FromBest`] in settings and recipes.
     const BEST: &'static str = "best";
 
     /// The generations generation `g` trains on when the best net is generation `best` (which
-    /// played every generation after it).
+    /// was made by generation `best` and played every generation after it).
     #[must_use]
     pub fn generations(self, g: u32, best: u32) -> Vec<u32> {
         match self {
             TrainWindow::Newest(0) => (1..=g).collect(),
             TrainWindow::Newest(w) => (g.saturating_sub(w) + 1..=g).collect(),
-            TrainWindow::BestNetGames => (best + 1..=g).collect(),
+            TrainWindow::FromBest => (best.max(1)..=g).collect(),
         }
     }
 }
@@ -211,7 +212,7 @@ impl Serialize for TrainWindow {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             TrainWindow::Newest(n) => serializer.serialize_u32(*n),
-            TrainWindow::BestNetGames => serializer.serialize_str(Self::BEST),
+            TrainWindow::FromBest => serializer.serialize_str(Self::BEST),
         }
     }
 }
@@ -241,13 +242,12 @@ impl<'de> Deserialize<'de> for TrainWindow {
             }
 
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<TrainWindow, E> {
-                // Settings layered from the environment arrive as text, numbers too.
+                // A count written as text ("2") is refused, as for every number key (the
+                // environment's numbers arrive as numbers).
                 if text == TrainWindow::BEST {
-                    Ok(TrainWindow::BestNetGames)
+                    Ok(TrainWindow::FromBest)
                 } else {
-                    text.parse()
-                        .map(TrainWindow::Newest)
-                        .map_err(|_| E::invalid_value(serde::de::Unexpected::Str(text), &self))
+                    Err(E::invalid_value(serde::de::Unexpected::Str(text), &self))
                 }
             }
         }
@@ -529,17 +529,17 @@ mod tests {
     #[test]
     fn a_window_is_a_count_or_the_best_nets_games() {
         for (toml, window) in
-            [("2", TrainWindow::Newest(2)), ("0", TrainWindow::Newest(0)), ("\"best\"", TrainWindow::BestNetGames)]
+            [("2", TrainWindow::Newest(2)), ("0", TrainWindow::Newest(0)), ("\"best\"", TrainWindow::FromBest)]
         {
             let train = load_train(&format!("window = {toml}"), &[]).unwrap();
             assert_eq!(train.window, window);
             let json = serde_json::to_string(&train).unwrap();
             assert_eq!(serde_json::from_str::<TrainSettings>(&json).unwrap().window, window);
         }
-        assert_eq!(load_train("", &[("FERZ__TRAIN__WINDOW", "best")]).unwrap().window, TrainWindow::BestNetGames);
+        assert_eq!(load_train("", &[("FERZ__TRAIN__WINDOW", "best")]).unwrap().window, TrainWindow::FromBest);
         assert_eq!(load_train("", &[("FERZ__TRAIN__WINDOW", "3")]).unwrap().window, TrainWindow::Newest(3));
         assert!(serde_json::to_string(&TrainSettings::default()).unwrap().contains("\"window\":0"));
-        for bad in ["-1", "\"newest\"", "2.5"] {
+        for bad in ["-1", "\"newest\"", "\"2\"", "2.5"] {
             let error = load_train(&format!("window = {bad}"), &[]).unwrap_err();
             assert!(error.contains("a number of generations (0: all) or \"best\""), "{bad}: {error}");
             assert!(error.contains("window"), "{bad}: {error}");
@@ -551,9 +551,9 @@ mod tests {
         assert_eq!(TrainWindow::Newest(0).generations(3, 0), [1, 2, 3]);
         assert_eq!(TrainWindow::Newest(2).generations(7, 5), [6, 7]);
         assert_eq!(TrainWindow::Newest(2).generations(1, 0), [1]);
-        // Generation 5's net trained on generations 4 and 5; the games it played begin at 6.
-        assert_eq!(TrainWindow::BestNetGames.generations(6, 5), [6]);
-        assert_eq!(TrainWindow::BestNetGames.generations(8, 5), [6, 7, 8]);
-        assert_eq!(TrainWindow::BestNetGames.generations(2, 0), [1, 2]);
+        // Generation 5 made the best net; every generation after it was played by that net.
+        assert_eq!(TrainWindow::FromBest.generations(6, 5), [5, 6]);
+        assert_eq!(TrainWindow::FromBest.generations(8, 5), [5, 6, 7, 8]);
+        assert_eq!(TrainWindow::FromBest.generations(2, 0), [1, 2]);
     }
 }

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 
 use crate::LoopError;
 use crate::Stage;
-use crate::config::Recipe;
+use crate::config::{Recipe, StartingPoint, TrainInit};
 use crate::ledger::{GenerationRecord, Ledger, generations};
 
 /// The Markdown report's file in the loop directory.
@@ -74,7 +74,7 @@ fn generation_rows(ledger: &Ledger) -> Vec<[String; 9]> {
                 g.generation.to_string(),
                 format!("gen {}", g.player.generation),
                 format!("{} / {}", g.data.games, g.data.positions),
-                format!("{} ({} epochs)", g.train.positions, g.train.epochs.len()),
+                trained_on(g, ledger.settings.run.start),
                 validation,
                 format!("{} (+{} ={} -{})", g.gate.games, g.gate.wins, g.gate.draws, g.gate.losses),
                 format!("{:+.1} ± {:.1}", g.gate.elo, (g.gate.elo_high - g.gate.elo_low) / 2.0),
@@ -89,6 +89,37 @@ fn generation_rows(ledger: &Ledger) -> Vec<[String; 9]> {
             ]
         })
         .collect()
+}
+
+/// What a generation's candidate trained on: its positions, whose games (the generations, as
+/// spans), where it started and for how many epochs.
+fn trained_on(g: &GenerationRecord, start: StartingPoint) -> String {
+    // The hand-tuned start has no weights to begin from.
+    let no_weights = g.player.generation == 0 && start == StartingPoint::HandTuned;
+    let start = match g.recipe.train.init {
+        TrainInit::Best if !no_weights => format!("from gen {}", g.player.generation),
+        _ => "from scratch".to_owned(),
+    };
+    let gens = if g.train.data_generations.len() == 1 { "gen" } else { "gens" };
+    format!(
+        "{} of {gens} {}, {start}, {} epochs",
+        g.train.positions,
+        generation_spans(&g.train.data_generations),
+        g.train.epochs.len()
+    )
+}
+
+/// Generations as spans of consecutive ones: `[1, 2, 3, 5]` is `1-3, 5`.
+fn generation_spans(generations: &[u32]) -> String {
+    let mut spans: Vec<(u32, u32)> = Vec::new();
+    for &g in generations {
+        match spans.last_mut() {
+            Some((_, last)) if *last + 1 == g => *last = g,
+            _ => spans.push((g, g)),
+        }
+    }
+    let span = |&(first, last): &(u32, u32)| if first == last { first.to_string() } else { format!("{first}-{last}") };
+    spans.iter().map(span).collect::<Vec<_>>().join(", ")
 }
 
 const GENERATION_HEADER: [&str; 9] = [
@@ -495,6 +526,22 @@ mod tests {
         now.train.output_buckets = 8;
         now.train.hidden = 512;
         assert_eq!(changed_settings(&was, &now), ["train.hidden = 512 (was 256)", "train.output_buckets = 8 (was 1)"]);
+    }
+
+    #[test]
+    fn a_candidates_data_is_named_by_its_generations() {
+        assert_eq!(generation_spans(&[1, 2, 3, 5]), "1-3, 5");
+        assert_eq!(generation_spans(&[4]), "4");
+        assert_eq!(generation_spans(&[]), "");
+        let ledger: Ledger = serde_json::from_str(include_str!("../../../docs/loops/chess/ledger.json")).unwrap();
+        let rows = generation_rows(&ledger);
+        assert_eq!(rows[3][3], "6126814 of gen 4, from scratch, 20 epochs");
+        assert_eq!(rows[4][3], "8185774 of gens 4-5, from gen 0, 8 epochs");
+        assert_eq!(rows[0][3], "636089 of gen 1, from gen 0, 10 epochs");
+        let mut hand_tuned = ledger.clone();
+        hand_tuned.settings.run.start = StartingPoint::HandTuned;
+        assert_eq!(generation_rows(&hand_tuned)[0][3], "636089 of gen 1, from scratch, 10 epochs");
+        assert_eq!(generation_rows(&hand_tuned)[6][3], "6087545 of gens 5-7, from gen 5, 8 epochs");
     }
 
     #[test]

@@ -101,8 +101,13 @@ fn trained_on(g: &GenerationRecord, start: StartingPoint) -> String {
         _ => "from scratch".to_owned(),
     };
     let gens = if g.train.data_generations.len() == 1 { "gen" } else { "gens" };
+    let outside = match g.recipe.train.extra_inputs.len() {
+        0 => String::new(),
+        1 => " and 1 dataset from outside".to_owned(),
+        n => format!(" and {n} datasets from outside"),
+    };
     format!(
-        "{} of {gens} {}, {start}, {} epochs",
+        "{} of {gens} {}{outside}, {start}, {} epochs",
         g.train.positions,
         generation_spans(&g.train.data_generations),
         g.train.epochs.len()
@@ -542,6 +547,12 @@ mod tests {
         hand_tuned.settings.run.start = StartingPoint::HandTuned;
         assert_eq!(generation_rows(&hand_tuned)[0][3], "636089 of gen 1, from scratch, 10 epochs");
         assert_eq!(generation_rows(&hand_tuned)[6][3], "6087545 of gens 5-7, from gen 5, 8 epochs");
+        let mut outside = ledger.clone();
+        outside.generations[6].recipe.train.extra_inputs = vec!["round-three".into(), "imported".into()];
+        assert_eq!(
+            generation_rows(&outside)[6][3],
+            "6087545 of gens 5-7 and 2 datasets from outside, from gen 5, 8 epochs"
+        );
     }
 
     #[test]

@@ -741,8 +741,7 @@ impl GameTask {
             // The ponder search goes on as our move's while the books, online sources and
             // tablebases are asked, as on every move; one that knows the move stops it.
             if let (Some(game), Some(us)) = (self.game().cloned(), self.us) {
-                let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
-                self.move_from_sources(plies, &game, clock, self.state_at).await?;
+                self.move_from_sources(plies, &game, self.our_clock(us), self.state_at).await?;
             }
         } else if our_turn && self.search.is_none() && self.moved_at_ply != Some(plies) {
             self.start_move(plies).await?;
@@ -784,7 +783,7 @@ impl GameTask {
     async fn start_move(&mut self, plies: usize) -> Result<(), Resync> {
         let Some(game) = self.game().cloned() else { return Ok(()) };
         let Some(us) = self.us else { return Ok(()) };
-        let clock = self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()));
+        let clock = self.our_clock(us);
         let mut state_at = self.state_at;
         if self.correspondence {
             // A correspondence move (books, online sources, tablebases, search) waits for the

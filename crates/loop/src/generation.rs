@@ -171,8 +171,8 @@ pub fn run_generation(
         positions: dataset.tally().positions(),
     };
 
-    // Training: on the data of the generations `train.window` picks, resumed from its checkpoint. Data of
-    // earlier generations that is gone is played again first.
+    // Training: on the data of the generations `train.window` picks, resumed from its
+    // checkpoint. Data of earlier generations that is gone is played again first.
     let (data_generations, train) = training_plan(dir, settings, &player, g);
     for &earlier in data_generations.iter().filter(|&&d| d < g) {
         if !restore_data(dir, ledger, earlier, &mut clock, control, progress)? {
@@ -257,7 +257,8 @@ pub fn run_generation(
     })))
 }
 
-/// Generation `g`'s training: the generations whose data it trains on (`train.window`), and its settings, starting from `player`'s weights or random ones.
+/// Generation `g`'s training: the generations whose data it trains on (`train.window`), and
+/// its settings, starting from `player`'s weights or random ones.
 fn training_plan(dir: &Path, settings: &LoopConfig, player: &NetRef, g: u32) -> (Vec<u32>, TrainConfig) {
     let data_generations = settings.train.window.generations(g, player.generation);
     let init = match settings.train.init {

@@ -21,6 +21,11 @@ impl GameTask {
         (ours < NO_CLOCK_MS).then_some(ours)
     }
 
+    /// Our clock in the last state as a duration (a negative one as zero); `None` without one.
+    pub(super) fn our_clock(&self, us: Color) -> Option<Duration> {
+        self.our_clock_ms(us).map(|ms| Duration::from_millis(ms.max(0).unsigned_abs()))
+    }
+
     /// The server showed our move: search the reply our engine expects on the opponent's time,
     /// in real-time games with pondering on (a correspondence opponent may take days).
     pub(super) fn start_pondering(&mut self) {
@@ -28,7 +33,7 @@ impl GameTask {
             return;
         }
         let (Some(game), Some(us)) = (self.game().cloned(), self.us) else { return };
-        let ours = self.our_clock_ms(us);
+        let ours = self.our_clock(us);
         let clocks = self.clocks_now();
         let ours_made = self.rules().map_or(1, |rules| rules.moves_by(us, game.moves().len()));
         let over = self.over().is_some();
@@ -46,12 +51,7 @@ impl GameTask {
         }
         let mut limits = search_limits(clocks, us, ours_made, Duration::ZERO, &self.ctx.config.engine, None);
         limits.ponder = true;
-        let request = SearchRequest {
-            game: pondered,
-            limits,
-            clock: Some(Duration::from_millis(ours.max(0).unsigned_abs())),
-            state_at: Instant::now(),
-        };
+        let request = SearchRequest { game: pondered, limits, clock: Some(ours), state_at: Instant::now() };
         tracing::debug!(game = %self.id, expected = %uci, "pondering");
         self.search = player.think(request);
     }

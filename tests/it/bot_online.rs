@@ -9,8 +9,9 @@ use std::time::Duration;
 use ferz_chess::{Game, Position, Variant};
 use ferz_tests::bot_process::BotProcess;
 use ferz_tests::fake_lichess::{
-    ChallengeSpec, FAKE_TOKEN, FakeConfig, FakeLichess, OnlineAnswer, OnlineService, Opponent,
+    ChallengeSpec, EngineOpponent, FAKE_TOKEN, FakeConfig, FakeLichess, OnlineAnswer, OnlineService, Opponent,
 };
+use ferz_tests::ferz_binary;
 
 use super::bot::{accepted_game, assert_legal};
 
@@ -131,7 +132,10 @@ fn a_429_pauses_that_source_only_and_the_game_goes_on() {
     server.queue_online(OnlineService::Masters, OnlineAnswer::RateLimited(Some(120)));
     let list = [source(&server, "online.explorer", "masters = true"), source(&server, "online.cloud_eval", "")];
     let bot = BotProcess::connected(&server, &sections(&list));
-    let game = game_as_white(&server, Opponent::random(13), 9);
+    // The opponent is ferz too (a separate UCI process), so that it plays the reply the bot
+    // ponders on often enough for a ponder hit in the first moves, whatever the net.
+    let ferz = EngineOpponent::new(&ferz_binary(), &[], 1500);
+    let game = game_as_white(&server, Opponent::random(13).engine(ferz), 9);
     let view = server.game(&game).unwrap();
     assert_legal(&view);
     // One request to the masters (the 429), none during the pause; the cloud was asked on

@@ -103,3 +103,69 @@ fn bench_is_deterministic_with_a_net_and_use_nnue_false_is_the_hand_tuned_search
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("shatranj.nnue") && stderr.contains("expected a chess net"), "{stderr}");
 }
+
+/// `ferz net rescale` writes a copy that differs in its scale only, which `ferz net info` shows
+/// and the search sees (another bench); bad input is named and writes nothing.
+#[test]
+fn net_rescale_writes_a_copy_in_another_scale_and_refuses_bad_input() {
+    let dir = TempDir::new("nnue-rescale");
+    let chess = write_net(&dir, "chess.nnue", NetVariant::Chess);
+    let rescaled = dir.path().join("chess-300.nnue").display().to_string();
+    let ok = |args: &[&str]| {
+        let out = run_ferz(args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let failure = |args: &[&str]| {
+        let out = run_ferz(args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8(out.stderr).unwrap()
+    };
+
+    let stdout = ok(&["net", "rescale", &chess, "--scale", "300", "--out", &rescaled]);
+    assert!(stdout.contains("scale 300 (was 400)"), "{stdout}");
+    let info = ok(&["net", "info", &chess, &rescaled]);
+    let lines: Vec<&str> = info.lines().collect();
+    assert_eq!(lines.len(), 2, "{info}");
+    assert!(lines[0].contains("chess net, plain inputs, 32 hidden, SCReLU, 1 output bucket(s), scale 400"), "{info}");
+    assert!(lines[1].contains("scale 300, sha256 "), "{info}");
+    let (original, copy) = (std::fs::read(&chess).unwrap(), std::fs::read(&rescaled).unwrap());
+    assert_eq!(original[..20], copy[..20]);
+    assert_eq!(original[22..original.len() - 4], copy[22..copy.len() - 4]);
+    let nodes = |net: &str| {
+        ok(&["bench", "6", "--eval-file", net]).lines().last().unwrap().split(" nodes").next().unwrap().to_owned()
+    };
+    assert_ne!(nodes(&chess), nodes(&rescaled), "the search sees the scale");
+
+    let stderr = failure(&[
+        "net",
+        "rescale",
+        &chess,
+        "--scale",
+        "0",
+        "--out",
+        &dir.path().join("zero.nnue").display().to_string(),
+    ]);
+    assert!(stderr.contains("--scale: scale 0 is outside 1..=4000 (the trainer writes 400)"), "{stderr}");
+    assert!(!dir.path().join("zero.nnue").exists());
+    let stderr = failure(&["net", "rescale", &chess, "--scale", "300", "--out", &rescaled]);
+    assert!(stderr.contains("chess-300.nnue exists"), "{stderr}");
+    let mut corrupt = original.clone();
+    corrupt[500] ^= 1;
+    let corrupt_path = dir.path().join("corrupt.nnue");
+    std::fs::write(&corrupt_path, corrupt).unwrap();
+    let corrupt_path = corrupt_path.display().to_string();
+    let stderr = failure(&["net", "info", &corrupt_path]);
+    assert!(stderr.contains("corrupt.nnue") && stderr.contains("checksum mismatch"), "{stderr}");
+    let stderr = failure(&[
+        "net",
+        "rescale",
+        &corrupt_path,
+        "--scale",
+        "300",
+        "--out",
+        &dir.path().join("c.nnue").display().to_string(),
+    ]);
+    assert!(stderr.contains("corrupt.nnue") && stderr.contains("checksum mismatch"), "{stderr}");
+    assert!(!dir.path().join("c.nnue").exists());
+}

@@ -9,6 +9,7 @@ mod bot;
 mod bot_log;
 mod data;
 mod loop_run;
+mod net;
 mod perft;
 mod selfplay;
 mod settings;
@@ -71,6 +72,9 @@ enum Command {
     /// Inspect and merge opening caches.
     #[command(subcommand)]
     Cache(data::CacheCommand),
+    /// Inspect net files and set a net's centipawn scale.
+    #[command(subcommand)]
+    Net(net::NetCommand),
     /// Play games between two engines over UCI, with Elo and an optional SPRT.
     Match(Box<arena::MatchArgs>),
     /// Tune any UCI engine's spin options by SPSA over real games (`run`), show a run's progress
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
         Command::Train(args) => report(train::run(&args)),
         Command::Data(command) => report(data::run_data(&command).map(|()| ExitCode::SUCCESS)),
         Command::Cache(command) => report(data::run_cache(&command).map(|()| ExitCode::SUCCESS)),
+        Command::Net(command) => report(net::run(&command).map(|()| ExitCode::SUCCESS)),
         Command::Match(args) => arena::run(*args),
         Command::Spsa(command) => report(spsa::run(&command)),
         Command::Bot(args) => report(bot::run(&args)),

@@ -3,7 +3,7 @@
 use ferz_chess::Position;
 
 use crate::simd;
-use crate::{Accumulator, Activation, Network, QA, QB, SCALE};
+use crate::{Accumulator, Activation, Network, QA, QB};
 
 /// Scores `pos`, whose accumulators are `acc`, in centipawns for the side to move, with the
 /// output layer of its bucket of piece counts.
@@ -18,8 +18,8 @@ pub fn evaluate(net: &Network, acc: &Accumulator, pos: &Position) -> i32 {
 
 /// The portable output layer.
 ///
-/// CReLU: `(Σ clamp(a_stm,0,QA)·w + Σ clamp(a_nstm,0,QA)·w' + bias) · SCALE / (QA·QB)`;
-/// SCReLU: `((Σ clamp(a_stm,0,QA)²·w + Σ clamp(a_nstm,0,QA)²·w') / QA + bias) · SCALE / (QA·QB)`,
+/// CReLU: `(Σ clamp(a_stm,0,QA)·w + Σ clamp(a_nstm,0,QA)·w' + bias) · scale / (QA·QB)`;
+/// SCReLU: `((Σ clamp(a_stm,0,QA)²·w + Σ clamp(a_nstm,0,QA)²·w') / QA + bias) · scale / (QA·QB)`,
 /// divisions truncating toward zero; `w`, `w'` and `bias` those of `pos`'s output bucket.
 #[must_use]
 pub fn evaluate_portable(net: &Network, acc: &Accumulator, pos: &Position) -> i32 {
@@ -73,7 +73,7 @@ fn finish(net: &Network, bucket: usize, sum: i32) -> i32 {
         Activation::CReLU => i64::from(sum),
         Activation::SCReLU => i64::from(sum / QA),
     };
-    let out = (pre + i64::from(net.output_bias(bucket))) * i64::from(SCALE) / i64::from(QA * QB);
-    // |out| < (2^31 + 2^31) * 400 / 16320 < 2^27: it fits.
+    let out = (pre + i64::from(net.output_bias(bucket))) * i64::from(net.scale()) / i64::from(QA * QB);
+    // |out| < (2^31 + 2^31) * MAX_SCALE / 16320 < 2^30: it fits.
     out as i32
 }

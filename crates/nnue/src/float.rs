@@ -67,17 +67,20 @@ impl FloatNetwork {
 
     /// The float network a quantised one stands for: every parameter divided by its scale.
     /// Its output differs from the integer inference only by the integer divisions' truncation.
+    /// A net of another centipawn scale than [`SCALE`] has it folded into its output layer, so
+    /// that the float model, whose output times `SCALE` is centipawns, scores as the net does.
     #[must_use]
     pub fn dequantise(net: &Network) -> FloatNetwork {
-        let scaled = |values: Vec<i16>, scale: i32| values.into_iter().map(|v| f32::from(v) / scale as f32).collect();
+        let scaled = |values: Vec<i16>, scale: f32| values.into_iter().map(|v| f32::from(v) / scale).collect();
+        let rescale = f32::from(net.scale()) / SCALE as f32;
         FloatNetwork {
             activation: net.activation(),
             inputs: net.inputs(),
             hidden: net.hidden(),
-            feature_weights: scaled(net.feature_weights(), QA),
-            feature_bias: scaled(net.feature_bias(), QA),
-            output_weights: scaled(net.output_weights(), QB),
-            output_bias: net.output_biases().iter().map(|&b| b as f32 / (QA * QB) as f32).collect(),
+            feature_weights: scaled(net.feature_weights(), QA as f32),
+            feature_bias: scaled(net.feature_bias(), QA as f32),
+            output_weights: scaled(net.output_weights(), QB as f32 / rescale),
+            output_bias: net.output_biases().iter().map(|&b| b as f32 * rescale / (QA * QB) as f32).collect(),
         }
     }
 

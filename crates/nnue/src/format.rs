@@ -9,7 +9,7 @@
 //! 14     2     hidden size N u16 (1..=4096)
 //! 16     2     QA u16 (255)
 //! 18     2     QB u16 (64)
-//! 20     2     SCALE u16 (400)
+//! 20     2     scale u16: centipawns per unit of output (the trainer writes SCALE, 400)
 //! 22     1     output buckets B minus one u8 (0..=7; 0: one output layer)
 //! 23     1     input layout u8: 0 = plain, 1 = mirrored, 2 = four king buckets (K = 1, 1, 4)
 //! 24     8     reserved, zero
@@ -32,7 +32,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::features::InputLayout;
-use crate::{Activation, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, NetVariant, Network, NetworkError, QA, QB, SCALE};
+use crate::{Activation, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, MAX_SCALE, NetVariant, Network, NetworkError, QA, QB};
 
 /// The first eight bytes of every net file.
 pub const MAGIC: [u8; 8] = *b"FERZNNUE";
@@ -127,7 +127,7 @@ pub enum FormatError {
     /// A quantisation constant other than this build's.
     #[error("the header's {name} is {found}, but this build uses {expected}")]
     Quantisation {
-        /// `QA`, `QB` or `SCALE`.
+        /// `QA` or `QB`.
         name: &'static str,
         /// The value in the file.
         found: u16,
@@ -208,11 +208,15 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
     }
     let variant = NetVariant::from_code(bytes[12]).ok_or(FormatError::UnknownVariant(bytes[12]))?;
     let activation = Activation::from_code(bytes[13]).ok_or(FormatError::UnknownActivation(bytes[13]))?;
-    for (name, at, expected) in [("QA", 16, QA), ("QB", 18, QB), ("SCALE", 20, SCALE)] {
+    for (name, at, expected) in [("QA", 16, QA), ("QB", 18, QB)] {
         let found = u16_at(bytes, at);
         if i32::from(found) != expected {
             return Err(FormatError::Quantisation { name, found, expected });
         }
+    }
+    let scale = u16_at(bytes, 20);
+    if !(1..=MAX_SCALE).contains(&scale) {
+        return Err(NetworkError::Scale(scale).into());
     }
     if let Some(expected) = expected
         && expected != variant
@@ -236,7 +240,8 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
         &feature_bias,
         &output_weights,
         &output_bias,
-    )?)
+    )?
+    .with_scale(scale)?)
 }
 
 /// Reads and decodes a net from `input` (see [`parse`]).
@@ -284,8 +289,8 @@ pub fn to_bytes(net: &Network) -> Vec<u8> {
     out.push(net.activation().code());
     // `Network` keeps the hidden size within 1..=4096, so it fits.
     out.extend_from_slice(&(hidden as u16).to_le_bytes());
-    for constant in [QA, QB, SCALE] {
-        out.extend_from_slice(&(constant as u16).to_le_bytes());
+    for constant in [QA as u16, QB as u16, net.scale()] {
+        out.extend_from_slice(&constant.to_le_bytes());
     }
     // `Network` keeps the bucket count within 1..=8.
     out.push((buckets - 1) as u8);

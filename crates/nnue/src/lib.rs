@@ -50,8 +50,12 @@ pub const INPUTS: usize = 768;
 pub const QA: i32 = 255;
 /// Quantisation of the output weights: `i16 = round(w * QB)`.
 pub const QB: i32 = 64;
-/// The float model's output times `SCALE` is centipawns.
+/// The float model's output times `SCALE` is centipawns: the scale the trainer learns in and
+/// writes. A net file may carry another ([`Network::scale`]), which scales its evaluation.
 pub const SCALE: i32 = 400;
+/// The largest scale a net file may carry: ten times the trainer's, so that the evaluation's
+/// last step cannot overflow.
+pub const MAX_SCALE: u16 = 4000;
 /// The largest hidden size a net file may declare.
 pub const MAX_HIDDEN: usize = 4096;
 /// The most output buckets a net may have ([`output_bucket`]).

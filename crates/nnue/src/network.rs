@@ -3,7 +3,7 @@
 use ferz_chess::{Position, Variant};
 
 use crate::features::InputLayout;
-use crate::{MAX_HIDDEN, MAX_OUTPUT_BUCKETS};
+use crate::{MAX_HIDDEN, MAX_OUTPUT_BUCKETS, MAX_SCALE, SCALE};
 
 /// Values per [`Lane`]: 16 × i16 is one AVX2 register.
 pub const LANE: usize = 16;
@@ -126,6 +126,9 @@ pub enum NetworkError {
         /// The float value.
         value: f32,
     },
+    /// A centipawn scale outside 1..=MAX_SCALE.
+    #[error("scale {0} is outside 1..={MAX_SCALE} (the trainer writes {SCALE})")]
+    Scale(u16),
     /// An SCReLU output weight too large for the integer kernel.
     ///
     /// The kernel multiplies an activation (at most 255) by an output weight in 16 bits, which
@@ -161,6 +164,8 @@ pub struct Network {
     output_weights: Box<[Lane]>,
     /// One per output bucket.
     output_bias: Box<[i32]>,
+    /// Centipawns per unit of the float model's output ([`SCALE`] unless rescaled).
+    scale: u16,
 }
 
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a net
@@ -243,7 +248,32 @@ impl Network {
             feature_bias: into_lanes(feature_bias, hidden, lanes, 1),
             output_weights: into_lanes(output_weights, hidden, lanes, 2 * buckets),
             output_bias: output_bias.into(),
+            scale: SCALE as u16,
         })
+    }
+
+    /// The same net with its evaluation in another centipawn scale: every score is multiplied by
+    /// `scale / SCALE` of the trained one (300: three quarters). The search's margins are in
+    /// centipawns, so a net whose scores run larger than those the search was tuned with
+    /// prunes and reduces as if positions were more decided than they are; its scale brings
+    /// them back.
+    ///
+    /// # Errors
+    /// [`NetworkError::Scale`] outside `1..=MAX_SCALE`.
+    pub fn with_scale(mut self, scale: u16) -> Result<Network, NetworkError> {
+        if !(1..=MAX_SCALE).contains(&scale) {
+            return Err(NetworkError::Scale(scale));
+        }
+        self.scale = scale;
+        Ok(self)
+    }
+
+    /// Centipawns per unit of the float model's output: [`SCALE`] as trained, or what
+    /// [`Network::with_scale`] set.
+    #[must_use]
+    #[inline(always)]
+    pub const fn scale(&self) -> u16 {
+        self.scale
     }
 
     /// The rules this net was trained for.

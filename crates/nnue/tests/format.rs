@@ -242,3 +242,30 @@ fn a_file_larger_than_any_net_is_refused_without_reading_it_all() {
         assert!(matches!(e.source, FormatError::TooLarge), "{e}");
     }
 }
+
+/// A net's centipawn scale is its header's: written, read back, and refused outside its range
+/// with the value named.
+#[test]
+fn a_rescaled_net_keeps_its_scale_and_a_bad_scale_is_named() {
+    let trained = net(NetVariant::Chess, Activation::SCReLU, 32);
+    assert_eq!(trained.scale(), 400);
+    let rescaled = trained.clone().with_scale(300).unwrap();
+    let bytes = format::to_bytes(&rescaled);
+    assert_eq!(u16::from_le_bytes([bytes[20], bytes[21]]), 300);
+    let read = format::parse(&bytes, Some(NetVariant::Chess)).unwrap();
+    assert_eq!((read.scale(), &read), (300, &rescaled));
+    // Only the header differs from the trained net's file.
+    let original = format::to_bytes(&trained);
+    assert_eq!(bytes[..20], original[..20]);
+    assert_eq!(bytes[22..bytes.len() - 4], original[22..original.len() - 4]);
+
+    for scale in [0, 4001] {
+        let e = trained.clone().with_scale(scale).expect_err("scale accepted");
+        assert_eq!(e.to_string(), format!("scale {scale} is outside 1..=4000 (the trainer writes 400)"));
+        let mut bad = original.clone();
+        bad[20..22].copy_from_slice(&scale.to_le_bytes());
+        reseal(&mut bad);
+        let e = parse_err(&bad, None);
+        assert!(e.to_string().contains(&format!("scale {scale} is outside 1..=4000")), "{e}");
+    }
+}

@@ -134,3 +134,36 @@ fn quantised_tracks_float() {
         }
     }
 }
+
+/// A net of scale 300 scores three quarters of what the same net scores at the trainer's 400
+/// (to within the last division's truncation), and its dequantised float model, which folds the
+/// scale into the output layer, scores as the integer inference does.
+#[test]
+fn a_rescaled_net_scores_in_its_scale() {
+    for activation in [Activation::CReLU, Activation::SCReLU] {
+        let trained = FloatNetwork::random(activation, 64, 1, 17).quantise(NetVariant::Chess).unwrap();
+        let rescaled = trained.clone().with_scale(300).unwrap();
+        let dequantised = FloatNetwork::dequantise(&rescaled);
+        let (mut acc, mut rescaled_acc) = (Accumulator::new(&trained), Accumulator::new(&rescaled));
+        let mut rng = SplitMix64::new(17);
+        let mut checked = 0;
+        for game in 0..5 {
+            let start = common::start(Variant::Chess, game, &mut rng);
+            for (pos, _) in common::random_game(start, 120, &mut rng) {
+                acc.refresh(&trained, &pos);
+                rescaled_acc.refresh(&rescaled, &pos);
+                let cp = evaluate(&trained, &acc, &pos);
+                let rescaled_cp = evaluate(&rescaled, &rescaled_acc, &pos);
+                let expected = f64::from(cp) * 0.75;
+                assert!(
+                    (f64::from(rescaled_cp) - expected).abs() <= 1.0,
+                    "{activation:?}: {rescaled_cp} vs {expected}"
+                );
+                let float = evaluate_float(&dequantised, &pos);
+                assert!((rescaled_cp as f32 - float).abs() < 1.1, "{activation:?}: {rescaled_cp} vs float {float}");
+                checked += usize::from(cp.abs() >= 40);
+            }
+        }
+        assert!(checked > 100, "{activation:?}: only {checked} positions with a score to scale");
+    }
+}

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use ferz_dataset::manifest::sha256_bytes;
+use ferz_dataset::manifest::sha256_file;
 use ferz_nnue::format;
 
 /// Inspect net files and set a net's centipawn scale.
@@ -39,8 +39,9 @@ pub fn run(command: &NetCommand) -> Result<()> {
     match command {
         NetCommand::Info { nets } => {
             for path in nets {
-                let bytes = std::fs::read(path).with_context(|| format!("net file {}", path.display()))?;
-                let net = format::parse(&bytes, None).with_context(|| format!("net file {}", path.display()))?;
+                // `load` refuses a file larger than any net before reading it, and names the file.
+                let net = format::load(path, None)?;
+                let (sha256, _) = sha256_file(path).with_context(|| format!("net file {}", path.display()))?;
                 println!(
                     "{}: {} net, {} inputs, {} hidden, {:?}, {} output bucket(s), scale {}, sha256 {}",
                     path.display(),
@@ -50,7 +51,7 @@ pub fn run(command: &NetCommand) -> Result<()> {
                     net.activation(),
                     net.output_buckets(),
                     net.scale(),
-                    sha256_bytes(&bytes)
+                    sha256
                 );
             }
             Ok(())

@@ -32,7 +32,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::features::InputLayout;
-use crate::{Activation, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, MAX_SCALE, NetVariant, Network, NetworkError, QA, QB};
+use crate::{Activation, MAX_HIDDEN, MAX_OUTPUT_BUCKETS, NetVariant, Network, NetworkError, QA, QB};
 
 /// The first eight bytes of every net file.
 pub const MAGIC: [u8; 8] = *b"FERZNNUE";
@@ -214,10 +214,7 @@ pub fn parse(bytes: &[u8], expected: Option<NetVariant>) -> Result<Network, Form
             return Err(FormatError::Quantisation { name, found, expected });
         }
     }
-    let scale = u16_at(bytes, 20);
-    if !(1..=MAX_SCALE).contains(&scale) {
-        return Err(NetworkError::Scale(scale).into());
-    }
+    let scale = crate::network::checked_scale(u16_at(bytes, 20))?;
     if let Some(expected) = expected
         && expected != variant
     {

@@ -168,6 +168,12 @@ pub struct Network {
     scale: u16,
 }
 
+/// `scale` if a net may carry it (`1..=MAX_SCALE`): the one check of a file's header and of
+/// [`Network::with_scale`].
+pub(crate) fn checked_scale(scale: u16) -> Result<u16, NetworkError> {
+    if (1..=MAX_SCALE).contains(&scale) { Ok(scale) } else { Err(NetworkError::Scale(scale)) }
+}
+
 /// The output bucket of a position with `pieces` pieces on the board (kings included) in a net
 /// of `buckets` output buckets: the piece counts 2 to 32 split into `buckets` ranges of nearly
 /// equal size, `(pieces - 2) * buckets / 31` (8 buckets: 2-5, 6-9, ..., 26-29, 30-32). A net of
@@ -261,10 +267,7 @@ impl Network {
     /// # Errors
     /// [`NetworkError::Scale`] outside `1..=MAX_SCALE`.
     pub fn with_scale(mut self, scale: u16) -> Result<Network, NetworkError> {
-        if !(1..=MAX_SCALE).contains(&scale) {
-            return Err(NetworkError::Scale(scale));
-        }
-        self.scale = scale;
+        self.scale = checked_scale(scale)?;
         Ok(self)
     }
 

@@ -71,7 +71,7 @@ else
     exit 1
 fi
 wait "$pid" || true
-for point in selfplay:3 merge:1 train:1 gate:3 promote:1 ledger:1 selfplay:3 merge:1 train:1 gate:3 promote:1 ledger:1; do
+for point in selfplay:3 merge:1 train:1 scale:1 gate:3 promote:1 ledger:1 selfplay:3 merge:1 train:1 scale:1 gate:3 promote:1 ledger:1; do
     status=$(run_loop "$work/killed" "$point")
     # 137 = 128 + SIGKILL; 134 = 128 + SIGABRT (where `kill` could not be run).
     case $status in

@@ -76,7 +76,7 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
 
     // Generation 1 is killed in each of its stages, generation 2 in each again.
     let killed = tmp.path().join("killed");
-    let points = ["selfplay:3", "merge:1", "train:1", "gate:3", "promote:1", "ledger:1"];
+    let points = ["selfplay:3", "merge:1", "train:1", "scale:1", "gate:3", "promote:1", "ledger:1"];
     let mut kills = 0;
     for point in points.iter().chain(&points) {
         let output = run_loop(&killed, &config, Some(point));
@@ -89,7 +89,7 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
             _ => panic!("{point}: the run was not killed ({:?}): {stderr}", output.status),
         }
     }
-    assert_eq!(kills, 12);
+    assert_eq!(kills, 14);
     // Killed after generation 2's promotion, before its ledger record: `status` shows it in
     // progress with every stage done.
     let output = Command::new(ferz_binary()).args(["loop", "status"]).arg(&killed).output().unwrap();

@@ -1,6 +1,8 @@
 //! NNUE through the real binary: the UCI options, net files good and bad, and `ferz bench`
 //! with a net.
 
+use std::path::Path;
+
 use ferz_nnue::{Activation, FloatNetwork, NetVariant, format};
 use ferz_tests::{TempDir, UciProcess, run_ferz};
 
@@ -168,4 +170,32 @@ fn net_rescale_writes_a_copy_in_another_scale_and_refuses_bad_input() {
     ]);
     assert!(stderr.contains("corrupt.nnue") && stderr.contains("checksum mismatch"), "{stderr}");
     assert!(!dir.path().join("c.nnue").exists());
+
+    // --like: the scale at which the copy scores a dataset's positions as the other net does.
+    let data = dir.path().join("data").display().to_string();
+    let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/import/lichess.pgn").display().to_string();
+    ok(&["data", "import", &pgn, "--out", &data]);
+    let matched = dir.path().join("matched.nnue").display().to_string();
+    let stdout = ok(&["net", "rescale", &rescaled, "--like", &chess, "--data", &data, "--out", &matched]);
+    let scale: i32 =
+        stdout.split("scale ").nth(2).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).unwrap();
+    assert!((scale - 400).abs() <= 8, "{stdout}");
+    assert!(stdout.contains("(was 300)") && stdout.contains("median |score|"), "{stdout}");
+    let stderr = failure(&[
+        "net",
+        "rescale",
+        &rescaled,
+        "--like",
+        &chess,
+        "--out",
+        &dir.path().join("l.nnue").display().to_string(),
+    ]);
+    assert!(stderr.contains("--data"), "{stderr}");
+    let shatranj = write_net(&dir, "shatranj.nnue", NetVariant::Shatranj);
+    let out = dir.path().join("s.nnue").display().to_string();
+    let stderr = failure(&["net", "rescale", &rescaled, "--like", &shatranj, "--data", &data, "--out", &out]);
+    assert!(stderr.contains("shatranj.nnue") && stderr.contains("expected a chess net"), "{stderr}");
+    let stderr = failure(&["net", "rescale", &rescaled, "--like", &chess, "--data", &pgn, "--out", &out]);
+    assert!(stderr.contains("lichess.pgn"), "{stderr}");
+    assert!(!Path::new(&out).exists());
 }

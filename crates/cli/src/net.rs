@@ -1,10 +1,11 @@
 //! `ferz net`: what a net file is, and a net's centipawn scale.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use ferz_dataset::manifest::sha256_file;
+use ferz_nnue::calibrate::median_abs_score;
 use ferz_nnue::format;
 
 /// Inspect net files and set a net's centipawn scale.
@@ -27,12 +28,23 @@ pub struct RescaleArgs {
     net: PathBuf,
     /// The new scale, centipawns per unit of the trained output: the trainer writes 400, and 300
     /// makes every score three quarters of the trained one (1..=4000).
-    #[arg(long)]
-    scale: u16,
+    #[arg(long, required_unless_present = "like", conflicts_with = "like")]
+    scale: Option<u16>,
+    /// Instead of --scale: the scale at which the net's median absolute score over --data's
+    /// positions equals this net's (as `ferz loop` sets its candidates to the best net's).
+    #[arg(long, requires = "data")]
+    like: Option<PathBuf>,
+    /// The dataset (a shard or merged directory) whose positions --like compares the nets on: an
+    /// even sample of 20,000 of them.
+    #[arg(long, requires = "like")]
+    data: Option<PathBuf>,
     /// Where to write the copy (refused if it exists).
     #[arg(long)]
     out: PathBuf,
 }
+
+/// Positions `--like` compares two nets' scores on, as `ferz loop` does.
+const LIKE_POSITIONS: usize = 20_000;
 
 /// Runs a `ferz net` command.
 pub fn run(command: &NetCommand) -> Result<()> {
@@ -57,15 +69,42 @@ pub fn run(command: &NetCommand) -> Result<()> {
             Ok(())
         }
         NetCommand::Rescale(args) => {
-            let net = format::load(&args.net, None)?;
-            let was = net.scale();
-            let rescaled = net.with_scale(args.scale).context("--scale")?;
             if args.out.exists() {
                 bail!("{} exists: choose another --out", args.out.display());
             }
+            let net = format::load(&args.net, None)?;
+            let was = net.scale();
+            let scale = match (&args.like, &args.data, args.scale) {
+                (Some(like), Some(data), _) => matching_scale(&net, like, data)?,
+                (_, _, Some(scale)) => scale,
+                _ => bail!("give --scale, or --like and --data"),
+            };
+            let rescaled = net.with_scale(scale).context("--scale")?;
             format::save(&rescaled, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
-            println!("{}: scale {} (was {was})", args.out.display(), args.scale);
+            println!("{}: scale {scale} (was {was})", args.out.display());
             Ok(())
         }
     }
+}
+
+/// The scale at which `net` scores `data`'s positions as large as the net at `like` does.
+fn matching_scale(net: &ferz_nnue::Network, like: &Path, data: &Path) -> Result<u16> {
+    let reference = format::load(like, Some(net.variant()))?;
+    let manifest = ferz_dataset::open_verified(data)?;
+    let mut positions = ferz_dataset::sample::sample_positions(data, &manifest, LIKE_POSITIONS)?;
+    // A dataset may hold other variants than the net's (self-play of all three, say).
+    positions.retain(|pos| ferz_nnue::NetVariant::of(pos.variant()) == net.variant());
+    let (ours, theirs) = (median_abs_score(net, &positions), median_abs_score(&reference, &positions));
+    let scale = ferz_nnue::calibrate::matching_scale(net, &reference, &positions)
+        .with_context(|| format!("matching {}'s scores on {}", like.display(), data.display()))?;
+    println!(
+        "{} positions of {}: median |score| {} cp at scale {}, {} cp for {}",
+        positions.len(),
+        data.display(),
+        ours.unwrap_or(0),
+        net.scale(),
+        theirs.unwrap_or(0),
+        like.display()
+    );
+    Ok(scale)
 }

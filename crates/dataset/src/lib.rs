@@ -9,6 +9,7 @@
 //!   records, viriformat's game chains);
 //! - [`import`]: PGN games with `[%eval]` comments as a dataset (`ferz data import`);
 //! - [`error`]: [`DatasetError`], the file or directory and what is wrong with it, for every module;
+//! - [`sample`]: an even sample of a dataset's positions (to compare nets' scores on);
 //! - [`verify`]: opening a directory (every byte checked against the manifest, and the manifest's
 //!   counts against what the files hold), merging shards, and the summary `ferz data stats` prints.
 //!
@@ -22,6 +23,7 @@ pub mod import;
 pub mod layout;
 pub mod manifest;
 pub mod marlin;
+pub mod sample;
 pub mod verify;
 
 pub use error::DatasetError;

@@ -179,6 +179,19 @@ pub enum TrainInit {
     Scratch,
 }
 
+/// The scale a candidate plays its gate at (`train.scale`), and is promoted at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CandidateScale {
+    /// The scale the trainer wrote (every recipe written before the key existed).
+    Trained,
+    /// The scale at which its median absolute score over the generation's positions equals the
+    /// best net's ([`ferz_nnue::calibrate`]): a net trained on its predecessor's search scores
+    /// scores larger than it, and the search's margins were tuned for the scores' size. Played
+    /// at the trained scale when the best net is the hand-tuned evaluation.
+    Best,
+}
+
 /// Which generations' data a candidate trains on (`train.window`): a number of the newest, or
 /// `"best"`, every generation from the one that made the best net on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,6 +300,8 @@ pub struct TrainSettings {
     pub lr: f64,
     /// Positions per batch.
     pub batch_size: usize,
+    /// The scale the candidate plays its gate at.
+    pub scale: CandidateScale,
 }
 
 impl Default for TrainSettings {
@@ -304,6 +319,7 @@ impl Default for TrainSettings {
             lambda: 0.1,
             lr: 0.0002,
             batch_size: 16384,
+            scale: CandidateScale::Best,
         }
     }
 }
@@ -456,7 +472,7 @@ impl LoopConfig {
 /// the self-play settings it began with, and the training and gate settings from when each of
 /// those stages begins, whatever later runs ask for; the ledger records each generation's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "RecordedRecipe")]
 pub struct Recipe {
     /// `[selfplay]`.
     pub selfplay: SelfplaySettings,
@@ -464,6 +480,27 @@ pub struct Recipe {
     pub train: TrainSettings,
     /// `[gate]`.
     pub gate: GateSettings,
+}
+
+/// A recipe as a record holds it. Recipes written before `train.scale` existed played their
+/// candidates at the trained scale: read so, whatever today's default.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordedRecipe {
+    selfplay: SelfplaySettings,
+    train: serde_json::Map<String, serde_json::Value>,
+    gate: GateSettings,
+}
+
+impl TryFrom<RecordedRecipe> for Recipe {
+    type Error = String;
+
+    fn try_from(recorded: RecordedRecipe) -> Result<Recipe, String> {
+        let mut train = recorded.train;
+        train.entry("scale").or_insert_with(|| serde_json::to_value(CandidateScale::Trained).expect("serialises"));
+        let train = serde_json::from_value(serde_json::Value::Object(train)).map_err(|e| format!("train: {e}"))?;
+        Ok(Recipe { selfplay: recorded.selfplay, train, gate: recorded.gate })
+    }
 }
 
 impl Recipe {
@@ -544,6 +581,30 @@ mod tests {
             assert!(error.contains("a number of generations (0: all) or \"best\""), "{bad}: {error}");
             assert!(error.contains("window"), "{bad}: {error}");
         }
+    }
+
+    /// `train.scale` is `"best"` in new settings, and a recipe written before the key existed
+    /// reads as the trained scale its candidate played at.
+    #[test]
+    fn a_recipe_without_a_scale_played_at_the_trained_one() {
+        assert_eq!(LoopConfig::default().train.scale, CandidateScale::Best);
+        assert_eq!(load_train("scale = \"trained\"", &[]).unwrap().scale, CandidateScale::Trained);
+        assert_eq!(load_train("", &[("FERZ__TRAIN__SCALE", "trained")]).unwrap().scale, CandidateScale::Trained);
+        let error = load_train("scale = \"large\"", &[]).unwrap_err();
+        assert!(error.contains("scale") && error.contains("large"), "{error}");
+
+        let recipe = LoopConfig::default().recipe();
+        let mut json = serde_json::to_value(&recipe).unwrap();
+        assert_eq!(json["train"]["scale"], "best");
+        assert_eq!(serde_json::from_value::<Recipe>(json.clone()).unwrap(), recipe);
+        json["train"].as_object_mut().unwrap().remove("scale");
+        let old = serde_json::from_value::<Recipe>(json.clone()).unwrap();
+        assert_eq!(old.train.scale, CandidateScale::Trained);
+        assert_eq!(Recipe { train: TrainSettings { scale: CandidateScale::Best, ..old.train }, ..old }, recipe);
+        // The record's other keys are still checked.
+        json["train"]["epochz"] = 3.into();
+        let error = serde_json::from_value::<Recipe>(json).unwrap_err().to_string();
+        assert!(error.contains("epochz"), "{error}");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! `FERZ_LOOP_KILL_AT=<point>:<n>` makes the process send itself SIGKILL when the point is
 //! reached for the `n`-th time in this run: `selfplay:<games>` (after that many self-play games
 //! of this run), `merge:1` (the merged dataset written, not yet renamed into place), `train:<epoch>`
-//! (after that epoch), `gate:<games>` (after that many gate games), `promote:1` (the net copied
+//! (after that epoch), `scale:1` (the candidate at the best net's scale written, the gate not yet
+//! begun), `gate:<games>` (after that many gate games), `promote:1` (the net copied
 //! to `best/`, the export and the ledger not yet written), `ledger:1` (the generation finished,
 //! its record not yet written). Without the variable a point costs one comparison. A real
 //! SIGKILL, not an exit: nothing is flushed or cleaned up, which is what the tests are about.

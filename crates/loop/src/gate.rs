@@ -17,7 +17,7 @@ use ferz_dataset::manifest::{first_difference, write_json_if_absent};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{GateSettings, LoopConfig, NetFamily, StartingPoint};
-use crate::layout::{hash, read, write};
+use crate::layout::{generation_dir, hash, read, write};
 use crate::ledger::{GateRecord, Ledger, NetRef, Verdict};
 use crate::{Control, LoopError, Progress, Stage, fault};
 
@@ -347,7 +347,26 @@ pub fn gate_net(
         detail.push_str(&caveat);
     }
     progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
-    let candidate = GateCandidate { net: net.to_path_buf(), name };
+    // The net as the loop would play its own candidate: at the best net's scale with
+    // `train.scale = "best"` (a copy in `out`), matched on the newest merged data (that of the
+    // generation in progress once its self-play is done).
+    let newest_data = (1..=g)
+        .rev()
+        .map(|d| generation_dir(dir, d).join("data"))
+        .find(|data| data.join(ferz_dataset::layout::MANIFEST_FILE).exists())
+        .unwrap_or_else(|| generation_dir(dir, g).join("data"));
+    let scaled = crate::scale::candidate_net(
+        dir,
+        &newest_data,
+        &settings,
+        net,
+        &player,
+        &out.join(crate::scale::CANDIDATE_FILE),
+    )?;
+    if !scaled.detail.is_empty() {
+        progress(Progress::Stage { generation: g, stage: Stage::Gate, detail: scaled.detail });
+    }
+    let candidate = GateCandidate { net: scaled.path, name };
     let config = gate_config(dir, &settings, g, &candidate, &player, ferz, &files)?;
     let Some(record) = play_gate(&config, &settings, g, &files, control, progress)? else { return Ok(None) };
     write(&files.verdict, &record)?;

@@ -6,6 +6,7 @@
 //! | self-play | every shard has `manifest.json` | each shard from its checkpoint |
 //! | merge | `data/manifest.json` (written last) | the merge starts over |
 //! | train | `run.json` records the last epoch's net | `ferz train --resume` |
+//! | scale | made again at every run (`train.scale = "best"`: `candidate.nnue`) | the same |
 //! | gate | `gate/verdict.json` | the match resumes its PGN |
 //! | promotion | the ledger holds the generation | the copy is made again |
 //!
@@ -200,11 +201,24 @@ pub fn run_generation(
     }
     let run_record: ferz_train::run::RunRecord =
         ferz_train::run::RunRecord::load(&run_path).map_err(LoopError::from)?;
+    let candidate = crate::scale::candidate_net(
+        dir,
+        &data_dir,
+        settings,
+        &net_path,
+        &player,
+        &gen_dir.join(crate::scale::CANDIDATE_FILE),
+    )?;
+    if !candidate.detail.is_empty() {
+        progress(Progress::Stage { generation: g, stage: Stage::Train, detail: candidate.detail });
+    }
+    let (candidate_path, scale) = (candidate.path, candidate.scale);
     let train_record = TrainRecord {
         data_generations,
         positions: run_record.train_positions + run_record.validation_positions,
         run_record: hash(&run_path)?,
-        candidate: hash(&net_path)?,
+        candidate: hash(&candidate_path)?,
+        scale,
         epochs: read_losses(&train_dir.join(ferz_train::trainer::LOSS_FILE))?,
     };
 
@@ -214,13 +228,13 @@ pub fn run_generation(
         read(&files.verdict)?
     } else {
         let mut detail = format!("candidate vs gen {}", player.generation);
-        if let Some(caveat) = size_caveat(dir, settings, &net_path, &player)? {
+        if let Some(caveat) = size_caveat(dir, settings, &candidate_path, &player)? {
             detail.push_str("; ");
             detail.push_str(&caveat);
         }
         progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
         clock.start(Stage::Gate)?;
-        let candidate = GateCandidate { net: net_path.clone(), name: format!("gen-{g}") };
+        let candidate = GateCandidate { net: candidate_path.clone(), name: format!("gen-{g}") };
         let config = gate_config(dir, settings, g, &candidate, &player, ferz, &files)?;
         let mut timed_progress = |event: Progress| {
             clock.tick();
@@ -238,10 +252,10 @@ pub fn run_generation(
     if promoted {
         clock.start(Stage::Promote)?;
         let target = dir.join(best_file(g));
-        copy_atomically(&net_path, &target)?;
+        copy_atomically(&candidate_path, &target)?;
         fault::point("promote", 1);
         if !settings.run.export.as_os_str().is_empty() {
-            copy_atomically(&net_path, &settings.run.export)?;
+            copy_atomically(&candidate_path, &settings.run.export)?;
         }
         clock.stop()?;
     }

@@ -137,8 +137,11 @@ pub struct TrainRecord {
     pub positions: u64,
     /// SHA-256 of the run's `run.json` (inputs' manifest hashes, settings, the net's hash).
     pub run_record: String,
-    /// SHA-256 of the candidate net.
+    /// SHA-256 of the candidate net, as its gate played it.
     pub candidate: String,
+    /// The scale the candidate was set to (`train.scale = "best"`); none: the trained net's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<u16>,
     /// Losses per epoch.
     pub epochs: Vec<EpochLoss>,
 }

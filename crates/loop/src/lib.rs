@@ -21,6 +21,7 @@ pub mod generation;
 pub mod layout;
 pub mod ledger;
 pub mod report;
+mod scale;
 pub mod stage;
 pub mod status;
 

@@ -92,7 +92,7 @@ fn generation_rows(ledger: &Ledger) -> Vec<[String; 9]> {
 }
 
 /// What a generation's candidate trained on: its positions, whose games (the generations, as
-/// spans), where it started and for how many epochs.
+/// spans), where it started, for how many epochs, and the scale it was set to for its gate.
 fn trained_on(g: &GenerationRecord, start: StartingPoint) -> String {
     // The hand-tuned start has no weights to begin from.
     let no_weights = g.player.generation == 0 && start == StartingPoint::HandTuned;
@@ -106,8 +106,9 @@ fn trained_on(g: &GenerationRecord, start: StartingPoint) -> String {
         1 => " and 1 dataset from outside".to_owned(),
         n => format!(" and {n} datasets from outside"),
     };
+    let scale = g.train.scale.map(|scale| format!(", at scale {scale}")).unwrap_or_default();
     format!(
-        "{} of {gens} {}{outside}, {start}, {} epochs",
+        "{} of {gens} {}{outside}, {start}, {} epochs{scale}",
         g.train.positions,
         generation_spans(&g.train.data_generations),
         g.train.epochs.len()
@@ -553,6 +554,11 @@ mod tests {
             generation_rows(&outside)[6][3],
             "6087545 of gens 5-7 and 2 datasets from outside, from gen 5, 8 epochs"
         );
+        // The first run's records have no scale: their candidates played at the trained one.
+        assert!(ledger.generations.iter().all(|g| g.train.scale.is_none()));
+        let mut scaled = ledger.clone();
+        scaled.generations[6].train.scale = Some(287);
+        assert_eq!(generation_rows(&scaled)[6][3], "6087545 of gens 5-7, from gen 5, 8 epochs, at scale 287");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! - [`Network`]: the quantised parameters; [`FloatNetwork`] and [`evaluate_float`]: the float
 //!   reference the quantised network approximates;
 //! - [`Accumulator`] and [`evaluate`]: incremental inference, with an AVX2 path chosen at run time
-//!   and a portable fallback that return identical integers.
+//!   and a portable fallback that return identical integers;
+//! - [`calibrate`]: the scale at which a net's scores are as large as another's.
 //!
 //! It knows positions and moves (`ferz-chess`) and nothing of search, datasets or training: the
 //! engine and the trainer build on it.
@@ -29,6 +30,7 @@
 //! ```
 
 mod accumulator;
+pub mod calibrate;
 pub mod embedded;
 mod eval;
 pub mod features;

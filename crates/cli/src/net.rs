@@ -75,7 +75,7 @@ pub fn run(command: &NetCommand) -> Result<()> {
             let net = format::load(&args.net, None)?;
             let was = net.scale();
             let scale = match (&args.like, &args.data, args.scale) {
-                (Some(like), Some(data), _) => matching_scale(&net, like, data)?,
+                (Some(like), Some(data), _) => scale_like(&net, like, data)?,
                 (_, _, Some(scale)) => scale,
                 _ => bail!("give --scale, or --like and --data"),
             };
@@ -88,7 +88,7 @@ pub fn run(command: &NetCommand) -> Result<()> {
 }
 
 /// The scale at which `net` scores `data`'s positions as large as the net at `like` does.
-fn matching_scale(net: &ferz_nnue::Network, like: &Path, data: &Path) -> Result<u16> {
+fn scale_like(net: &ferz_nnue::Network, like: &Path, data: &Path) -> Result<u16> {
     let reference = format::load(like, Some(net.variant()))?;
     let manifest = ferz_dataset::open_verified(data)?;
     let mut positions = ferz_dataset::sample::sample_positions(data, &manifest, LIKE_POSITIONS)?;

@@ -348,25 +348,25 @@ pub fn gate_net(
     }
     progress(Progress::Stage { generation: g, stage: Stage::Gate, detail });
     // The net as the loop would play its own candidate: at the best net's scale with
-    // `train.scale = "best"` (a copy in `out`), matched on the newest merged data (that of the
-    // generation in progress once its self-play is done).
-    let newest_data = (1..=g)
-        .rev()
-        .map(|d| generation_dir(dir, d).join("data"))
-        .find(|data| data.join(ferz_dataset::layout::MANIFEST_FILE).exists())
-        .unwrap_or_else(|| generation_dir(dir, g).join("data"));
-    let scaled = crate::scale::candidate_net(
-        dir,
-        &newest_data,
-        &settings,
-        net,
-        &player,
-        &out.join(crate::scale::CANDIDATE_FILE),
-    )?;
-    if !scaled.detail.is_empty() {
-        progress(Progress::Stage { generation: g, stage: Stage::Gate, detail: scaled.detail });
-    }
-    let candidate = GateCandidate { net: scaled.path, name };
+    // `train.scale = "best"`, matched on the newest merged data (that of the generation in
+    // progress once its self-play is done) when the gate begins. The copy made then plays to the
+    // gate's end, whatever data a later generation merges.
+    let copy = out.join(crate::scale::CANDIDATE_FILE);
+    let playing = if copy.exists() {
+        copy
+    } else {
+        let newest_data = (1..=g)
+            .rev()
+            .map(|d| generation_dir(dir, d).join("data"))
+            .find(|data| data.join(ferz_dataset::layout::MANIFEST_FILE).exists())
+            .unwrap_or_else(|| generation_dir(dir, g).join("data"));
+        let scaled = crate::scale::candidate_net(dir, &newest_data, &settings, net, &player, &copy)?;
+        if !scaled.detail.is_empty() {
+            progress(Progress::Stage { generation: g, stage: Stage::Gate, detail: scaled.detail });
+        }
+        scaled.path
+    };
+    let candidate = GateCandidate { net: playing, name };
     let config = gate_config(dir, &settings, g, &candidate, &player, ferz, &files)?;
     let Some(record) = play_gate(&config, &settings, g, &files, control, progress)? else { return Ok(None) };
     write(&files.verdict, &record)?;

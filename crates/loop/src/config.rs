@@ -472,7 +472,7 @@ impl LoopConfig {
 /// the self-play settings it began with, and the training and gate settings from when each of
 /// those stages begins, whatever later runs ask for; the ledger records each generation's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RecordedRecipe")]
+#[serde(try_from = "RecordedRecipe")]
 pub struct Recipe {
     /// `[selfplay]`.
     pub selfplay: SelfplaySettings,
@@ -482,8 +482,9 @@ pub struct Recipe {
     pub gate: GateSettings,
 }
 
-/// A recipe as a record holds it. Recipes written before `train.scale` existed played their
-/// candidates at the trained scale: read so, whatever today's default.
+/// A recipe as a record holds it (unknown keys refused here, as `Recipe` reads through it).
+/// Recipes written before `train.scale` existed played their candidates at the trained scale:
+/// read so, whatever today's default.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RecordedRecipe {
@@ -601,7 +602,11 @@ mod tests {
         let old = serde_json::from_value::<Recipe>(json.clone()).unwrap();
         assert_eq!(old.train.scale, CandidateScale::Trained);
         assert_eq!(Recipe { train: TrainSettings { scale: CandidateScale::Best, ..old.train }, ..old }, recipe);
-        // The record's other keys are still checked.
+        // The record's other keys are still checked, at the top and inside `train`.
+        let mut top = json.clone();
+        top["trian"] = serde_json::json!({});
+        let error = serde_json::from_value::<Recipe>(top).unwrap_err().to_string();
+        assert!(error.contains("trian"), "{error}");
         json["train"]["epochz"] = 3.into();
         let error = serde_json::from_value::<Recipe>(json).unwrap_err().to_string();
         assert!(error.contains("epochz"), "{error}");

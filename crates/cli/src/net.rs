@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use ferz_dataset::manifest::sha256_file;
-use ferz_nnue::calibrate::median_abs_score;
+use ferz_nnue::calibrate::medians;
 use ferz_nnue::format;
 
 /// Inspect net files and set a net's centipawn scale.
@@ -94,17 +94,16 @@ fn scale_like(net: &ferz_nnue::Network, like: &Path, data: &Path) -> Result<u16>
     let mut positions = ferz_dataset::sample::sample_positions(data, &manifest, LIKE_POSITIONS)?;
     // A dataset may hold other variants than the net's (self-play of all three, say).
     positions.retain(|pos| ferz_nnue::NetVariant::of(pos.variant()) == net.variant());
-    let (ours, theirs) = (median_abs_score(net, &positions), median_abs_score(&reference, &positions));
-    let scale = ferz_nnue::calibrate::matching_scale(net, &reference, &positions)
-        .with_context(|| format!("matching {}'s scores on {}", like.display(), data.display()))?;
+    let context = || format!("matching {}'s scores on {}", like.display(), data.display());
+    let medians = medians(net, &reference, &positions).with_context(context)?;
     println!(
         "{} positions of {}: median |score| {} cp at scale {}, {} cp for {}",
         positions.len(),
         data.display(),
-        ours.unwrap_or(0),
+        medians.net,
         net.scale(),
-        theirs.unwrap_or(0),
+        medians.reference,
         like.display()
     );
-    Ok(scale)
+    medians.matching_scale(net.scale()).with_context(context)
 }

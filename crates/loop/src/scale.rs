@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ferz_dataset::sample::sample_positions;
 use ferz_nnue::MAX_SCALE;
-use ferz_nnue::calibrate::{CalibrationError, matching_scale, median_abs_score};
+use ferz_nnue::calibrate::{CalibrationError, median_abs_score, medians};
 use ferz_nnue::format;
 
 use crate::config::{CandidateScale, LoopConfig};
@@ -67,16 +67,11 @@ pub(crate) fn candidate_net(
     }
     let manifest = ferz_dataset::open_verified(data_dir)?;
     let positions = sample_positions(data_dir, &manifest, SAMPLE_POSITIONS)?;
-    let theirs = median_abs_score(&reference, &positions).unwrap_or(0);
-    let scale = match matching_scale(&net, &reference, &positions) {
+    let medians = medians(&net, &reference, &positions).map_err(|e| fail(format!("{}: {e}", data_dir.display())))?;
+    let scale = match medians.matching_scale(net.scale()) {
         Ok(scale) => scale,
         Err(CalibrationError::Scale { wanted, .. }) => wanted.clamp(1.0, f64::from(MAX_SCALE)) as u16,
-        Err(e @ CalibrationError::NoScores { .. }) => {
-            return Ok(as_trained(format!("candidate at its trained scale: {e}")));
-        }
-        Err(e @ CalibrationError::NoPositions) => {
-            return Err(fail(format!("{}: {e}", data_dir.display())));
-        }
+        Err(e) => return Ok(as_trained(format!("candidate at its trained scale: {e}"))),
     };
     let trained_scale = net.scale();
     let candidate = net.with_scale(scale).map_err(|e| fail(e.to_string()))?;
@@ -88,9 +83,10 @@ pub(crate) fn candidate_net(
     crate::fault::point("scale", 1);
     let detail = format!(
         "candidate at scale {scale} (trained at {trained_scale}): median |score| {ours} cp over {} positions, gen {}'s \
-         {theirs} cp",
+         {} cp",
         positions.len(),
-        best.generation
+        best.generation,
+        medians.reference
     );
     Ok(Candidate { path: out.to_path_buf(), scale: Some(scale), detail })
 }

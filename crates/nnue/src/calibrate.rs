@@ -42,24 +42,57 @@ pub fn median_abs_score(net: &Network, positions: &[Position]) -> Option<u32> {
     median(&mut abs_scores(net, positions))
 }
 
-/// The scale at which `net`'s median absolute score over `positions` equals `reference`'s: its
-/// own scale times the ratio of the two medians, rounded. Both nets must be of the positions'
+/// Two nets' median absolute scores over the same positions: what a matching scale is made of.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Medians {
+    /// The median absolute score (centipawns) of the net being matched.
+    pub net: u32,
+    /// The reference net's.
+    pub reference: u32,
+    /// Positions the net being matched scores 0.
+    zero: usize,
+    /// Positions compared.
+    positions: usize,
+}
+
+/// Both nets' median absolute scores over `positions`. Both nets must be of the positions'
 /// variant.
 ///
 /// # Errors
-/// No positions, a net whose median score is 0, or a scale outside the format's range.
-pub fn matching_scale(net: &Network, reference: &Network, positions: &[Position]) -> Result<u16, CalibrationError> {
+/// No positions.
+pub fn medians(net: &Network, reference: &Network, positions: &[Position]) -> Result<Medians, CalibrationError> {
     let mut scores = abs_scores(net, positions);
     let zero = scores.iter().filter(|&&s| s == 0).count();
     let ours = median(&mut scores).ok_or(CalibrationError::NoPositions)?;
     let theirs = median_abs_score(reference, positions).ok_or(CalibrationError::NoPositions)?;
-    if ours == 0 {
-        return Err(CalibrationError::NoScores { zero, positions: positions.len() });
+    Ok(Medians { net: ours, reference: theirs, zero, positions: positions.len() })
+}
+
+impl Medians {
+    /// The scale at which the net, now at `scale`, has the reference's median: `scale` times
+    /// the ratio of the two medians, rounded.
+    ///
+    /// # Errors
+    /// A net whose median score is 0, or a scale outside the format's range.
+    pub fn matching_scale(&self, scale: u16) -> Result<u16, CalibrationError> {
+        if self.net == 0 {
+            return Err(CalibrationError::NoScores { zero: self.zero, positions: self.positions });
+        }
+        let wanted = (f64::from(scale) * f64::from(self.reference) / f64::from(self.net)).round();
+        // Beyond u16's range saturates, and the range check then refuses it by name.
+        let matched = if wanted >= f64::from(u16::MAX) { u16::MAX } else { wanted as u16 };
+        checked_scale(matched).map_err(|source| CalibrationError::Scale { wanted, source })
     }
-    let wanted = (f64::from(net.scale()) * f64::from(theirs) / f64::from(ours)).round();
-    // Beyond u16's range saturates, and the range check then refuses it by name.
-    let scale = if wanted >= f64::from(u16::MAX) { u16::MAX } else { wanted as u16 };
-    checked_scale(scale).map_err(|source| CalibrationError::Scale { wanted, source })
+}
+
+/// The scale at which `net`'s median absolute score over `positions` equals `reference`'s: its
+/// own scale times the ratio of the two medians, rounded ([`medians`], then
+/// [`Medians::matching_scale`]).
+///
+/// # Errors
+/// No positions, a net whose median score is 0, or a scale outside the format's range.
+pub fn matching_scale(net: &Network, reference: &Network, positions: &[Position]) -> Result<u16, CalibrationError> {
+    medians(net, reference, positions)?.matching_scale(net.scale())
 }
 
 /// The absolute static scores `net` gives `positions`, in centipawns.

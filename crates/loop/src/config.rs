@@ -508,12 +508,16 @@ impl Recipe {
     /// The recipe as JSON with the settings its record leaves out at their defaults (see the
     /// `skip_serializing_if` attributes above) written in, so that a comparison of two recipes
     /// shows both values of such a setting. The search parameters stay left out when empty:
-    /// a record without them predates them.
+    /// a record without them predates them. The games the gate plays at once are left out: they
+    /// are the run's, not the recipe's ([`GateSettings::with_concurrency`]).
     #[must_use]
     pub fn spelled_out(&self) -> serde_json::Value {
         let mut json = serde_json::to_value(self).expect("recipes serialise");
         json["train"]["output_buckets"] = self.train.output_buckets.into();
         json["train"]["input_layout"] = self.train.input_layout.name().into();
+        if let Some(gate) = json["gate"].as_object_mut() {
+            gate.remove("concurrency");
+        }
         json
     }
 }

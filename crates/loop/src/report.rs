@@ -532,6 +532,9 @@ mod tests {
         now.train.output_buckets = 8;
         now.train.hidden = 512;
         assert_eq!(changed_settings(&was, &now), ["train.hidden = 512 (was 256)", "train.output_buckets = 8 (was 1)"]);
+        // The games a gate plays at once are the run's, not the recipe's: the same games.
+        now.gate.concurrency = was.gate.concurrency + 1;
+        assert_eq!(changed_settings(&was, &now).len(), 2, "{:?}", changed_settings(&was, &now));
     }
 
     #[test]

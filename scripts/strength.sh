@@ -69,7 +69,9 @@ gauntlet() {
     for option in ${FERZ_OPTIONS:-}; do
         ours+=(--option-a "$option")
     done
-    echo "== $name: $(date -u +%FT%TZ)" >>"$dir/$name.log"
+    # The build is named by its bench node count (deterministic per search and nets), so each
+    # run of a resumed gauntlet says which build played it.
+    echo "== $name: $(date -u +%FT%TZ), $ferz: $("$ferz" bench 2>/dev/null | tail -1 | cut -d' ' -f1,2)" >>"$dir/$name.log"
     "$ferz" match "${ours[@]}" --option-b Hash=64 --option-b Threads=1 --tc 10+0.1 \
         --games "$games" --concurrency "$concurrency" --pgn "$pgn" "${resume[@]}" "$@" >>"$dir/$name.log" 2>&1
 }

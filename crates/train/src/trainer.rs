@@ -118,90 +118,89 @@ pub fn train(
     let mut reports = Vec::new();
     let net_path = out.join(NET_FILE);
 
-    // False when `stop` ended the run early (its checkpoint and net are written by then).
-    let completed = 'epochs: {
-        while state.epoch < epochs {
-            let epoch = state.epoch;
-            let mut order: Vec<u32> = (0..positions as u32).collect();
-            let mut rng = SplitMix64::derive(config.data.seed, u64::from(epoch) + 1);
-            rng.shuffle(&mut order);
-            // A mirroring layout sees a position and its mirror image alike: nothing to add.
-            if config.train.mirror && !config.net.input_layout.mirrors() {
-                for entry in &mut order {
-                    if rng.next_u64() & 1 == 1 {
-                        *entry |= MIRROR_BIT;
-                    }
+    // `stop` ends the run after a batch (mid-epoch) or an epoch, its checkpoint and net written.
+    'epochs: while state.epoch < epochs {
+        let epoch = state.epoch;
+        let mut order: Vec<u32> = (0..positions as u32).collect();
+        let mut rng = SplitMix64::derive(config.data.seed, u64::from(epoch) + 1);
+        rng.shuffle(&mut order);
+        // A mirroring layout sees a position and its mirror image alike: nothing to add.
+        if config.train.mirror && !config.net.input_layout.mirrors() {
+            for entry in &mut order {
+                if rng.next_u64() & 1 == 1 {
+                    *entry |= MIRROR_BIT;
                 }
-            }
-            observer.epoch_start(epoch + 1, epochs, positions, (state.batch * batch_size as u64).min(positions));
-            let started = Instant::now();
-            let mut session_positions = 0u64;
-            let mut lr = 0.0;
-            for (b, part) in order.chunks(batch_size).enumerate().skip(state.batch as usize) {
-                let t = Instant::now();
-                let (grad, loss) = gradient(&state.net, &data.train, part, lambda, &mut work);
-                let t2 = Instant::now();
-                lr = learning_rate(&config.optimizer, u64::from(epoch) * batches + b as u64, total_steps, epoch);
-                state.adam.update(&mut state.net.params, grad, lr, state.net.layout, &config.optimizer);
-                gradient_time += t2 - t;
-                optimizer_time += t2.elapsed();
-                state.loss_sum += loss;
-                state.loss_count += part.len() as u64;
-                state.batch = b as u64 + 1;
-                session_positions += part.len() as u64;
-                let speed = session_positions as f64 / started.elapsed().as_secs_f64().max(1e-9);
-                observer.batch(
-                    (state.batch * batch_size as u64).min(positions),
-                    state.loss_sum / state.loss_count as f64,
-                    speed,
-                );
-                if stop.load(Ordering::Relaxed) && state.batch < batches {
-                    state.to_checkpoint().save(&checkpoint_path)?;
-                    write_net(&state.net, config.data.variant, &net_path)?;
-                    record_net(&mut run, &run_path, &net_path, &state)?;
-                    break 'epochs false;
-                }
-            }
-            let seconds = started.elapsed().as_secs_f64();
-            let report = EpochReport {
-                epoch: epoch + 1,
-                train_loss: state.loss_sum / state.loss_count.max(1) as f64,
-                validation_loss: mean_loss(&state.net, &data.validation, lambda, threads),
-                lr,
-                seconds,
-                positions_per_second: session_positions as f64 / seconds.max(1e-9),
-            };
-            state.epoch += 1;
-            state.batch = 0;
-            state.loss_sum = 0.0;
-            state.loss_count = 0;
-            state.to_checkpoint().save(&checkpoint_path)?;
-            write_net(&state.net, config.data.variant, &net_path)?;
-            record_net(&mut run, &run_path, &net_path, &state)?;
-            if config.output.keep_epoch_nets {
-                let kept = out.join(format!("net-epoch{}.nnue", epoch + 1));
-                write_net(&state.net, config.data.variant, &kept)?;
-            }
-            append_loss_line(
-                out,
-                &format!(
-                    "{},{:.6},{:.6},{:.3e},{:.1},{:.0}",
-                    report.epoch,
-                    report.train_loss,
-                    report.validation_loss,
-                    report.lr,
-                    report.seconds,
-                    report.positions_per_second
-                ),
-            )?;
-            observer.epoch_end(&report);
-            reports.push(report);
-            if stop.load(Ordering::Relaxed) && state.epoch < epochs {
-                break 'epochs false;
             }
         }
-        true
-    };
+        observer.epoch_start(epoch + 1, epochs, positions, (state.batch * batch_size as u64).min(positions));
+        let started = Instant::now();
+        let mut session_positions = 0u64;
+        let mut lr = 0.0;
+        for (b, part) in order.chunks(batch_size).enumerate().skip(state.batch as usize) {
+            let t = Instant::now();
+            let (grad, loss) = gradient(&state.net, &data.train, part, lambda, &mut work);
+            let t2 = Instant::now();
+            lr = learning_rate(&config.optimizer, u64::from(epoch) * batches + b as u64, total_steps, epoch);
+            state.adam.update(&mut state.net.params, grad, lr, state.net.layout, &config.optimizer);
+            gradient_time += t2 - t;
+            optimizer_time += t2.elapsed();
+            state.loss_sum += loss;
+            state.loss_count += part.len() as u64;
+            state.batch = b as u64 + 1;
+            session_positions += part.len() as u64;
+            let speed = session_positions as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            observer.batch(
+                (state.batch * batch_size as u64).min(positions),
+                state.loss_sum / state.loss_count as f64,
+                speed,
+            );
+            if stop.load(Ordering::Relaxed) && state.batch < batches {
+                state.to_checkpoint().save(&checkpoint_path)?;
+                write_net(&state.net, config.data.variant, &net_path)?;
+                record_net(&mut run, &run_path, &net_path, &state)?;
+                break 'epochs;
+            }
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let report = EpochReport {
+            epoch: epoch + 1,
+            train_loss: state.loss_sum / state.loss_count.max(1) as f64,
+            validation_loss: mean_loss(&state.net, &data.validation, lambda, threads),
+            lr,
+            seconds,
+            positions_per_second: session_positions as f64 / seconds.max(1e-9),
+        };
+        state.epoch += 1;
+        state.batch = 0;
+        state.loss_sum = 0.0;
+        state.loss_count = 0;
+        state.to_checkpoint().save(&checkpoint_path)?;
+        write_net(&state.net, config.data.variant, &net_path)?;
+        record_net(&mut run, &run_path, &net_path, &state)?;
+        if config.output.keep_epoch_nets {
+            let kept = out.join(format!("net-epoch{}.nnue", epoch + 1));
+            write_net(&state.net, config.data.variant, &kept)?;
+        }
+        append_loss_line(
+            out,
+            &format!(
+                "{},{:.6},{:.6},{:.3e},{:.1},{:.0}",
+                report.epoch,
+                report.train_loss,
+                report.validation_loss,
+                report.lr,
+                report.seconds,
+                report.positions_per_second
+            ),
+        )?;
+        observer.epoch_end(&report);
+        reports.push(report);
+        if stop.load(Ordering::Relaxed) && state.epoch < epochs {
+            break;
+        }
+    }
+    // A stop leaves an epoch to run: one stopped mid-epoch has not counted it.
+    let completed = state.epoch >= epochs;
     if completed && reports.is_empty() {
         // A resume of a finished run: the net is rewritten so the output is complete.
         write_net(&state.net, config.data.variant, &net_path)?;

@@ -85,16 +85,6 @@ impl Medians {
     }
 }
 
-/// The scale at which `net`'s median absolute score over `positions` equals `reference`'s: its
-/// own scale times the ratio of the two medians, rounded ([`medians`], then
-/// [`Medians::matching_scale`]).
-///
-/// # Errors
-/// No positions, a net whose median score is 0, or a scale outside the format's range.
-pub fn matching_scale(net: &Network, reference: &Network, positions: &[Position]) -> Result<u16, CalibrationError> {
-    medians(net, reference, positions)?.matching_scale(net.scale())
-}
-
 /// The absolute static scores `net` gives `positions`, in centipawns.
 fn abs_scores(net: &Network, positions: &[Position]) -> Vec<u32> {
     let mut acc = Accumulator::new(net);

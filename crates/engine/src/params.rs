@@ -234,6 +234,9 @@ tunables! {
     LMR_BASE = 81 (shatranj 75) in 0..=200 step 10;
     /// See [`LMR_BASE`].
     LMR_DIVISOR = 224 (shatranj 225) in 120..=400 step 15;
+    /// Quiet moves are reduced this many plies more when the table move is a capture or a
+    /// promotion: the node's best line is then likely tactical, and a quiet move seldom refutes it.
+    LMR_TT_CAPTURE = 1 (shatranj 0) in 0..=2 step 1;
     /// One ply less reduction per this much quiet-move history.
     LMR_HISTORY_DIVISOR = 7905 (shatranj 8000) in 2000..=20000 step 600;
 

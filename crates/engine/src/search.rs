@@ -565,6 +565,7 @@ impl Worker {
         let mut move_count = 0;
         let mut quiets_tried: arrayvec::ArrayVec<Move, 64> = arrayvec::ArrayVec::new();
         let mut captures_tried: arrayvec::ArrayVec<Move, 32> = arrayvec::ArrayVec::new();
+        let tt_capture = tt_move.is_some_and(|m| !is_quiet(pos, m));
         let lmp_limit = (LMP_BASE.get(variant) + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((mv, ordering)) = picker.next(pos, &self.histories) {
@@ -641,6 +642,7 @@ impl Worker {
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
                 if quiet {
+                    reduction += LMR_TT_CAPTURE.get(variant) * i32::from(tt_capture);
                     let history = quiet_score(pos, mv, &self.histories, continuations);
                     reduction -= history / LMR_HISTORY_DIVISOR.get(variant);
                 }

@@ -180,7 +180,9 @@ fn a_flood_of_chat_lines_is_held_to_the_limits_and_the_game_finishes() {
     let challenge = server.send_challenge(
         ChallengeSpec::standard("erin", 300, 3)
             .color("white")
-            .opponent(Opponent::random(63).think(Duration::from_millis(150))),
+            // Held, so that the game lasts through the flood whatever the bot plays: a random
+            // mover can walk into a mate in a few moves.
+            .opponent(Opponent::random(63).think(Duration::from_millis(150)).held()),
     );
     let game = accepted_game(&server, &challenge);
     server.wait_until(Duration::from_secs(10), "the game stream is open", |s| {
@@ -189,8 +191,12 @@ fn a_flood_of_chat_lines_is_held_to_the_limits_and_the_game_finishes() {
     let started = Instant::now();
     let lines = ["!eval", "!name", "!help", "!queue", "!wait", "!nonsense", "spam spam spam", "!EVAL now"];
     let mut sent = 0;
-    // Three hundred lines in three seconds, from the opponent and from spectators.
+    // Three hundred lines in three seconds, from the opponent and from spectators, while the game
+    // goes on: a move of the opponent's every fifty lines (no mate comes before its second).
     while sent < 300 && server.game(&game).is_some_and(|g| !g.is_over()) {
+        if sent % 50 == 49 {
+            server.release_moves(&game, 1);
+        }
         let (user, room) = if sent % 3 == 0 { ("erin", "player") } else { ("spectator", "spectator") };
         let user = if room == "spectator" { format!("{user}{}", sent % 7) } else { user.to_owned() };
         server.say(&game, &user, room, lines[sent % lines.len()]);
@@ -198,6 +204,7 @@ fn a_flood_of_chat_lines_is_held_to_the_limits_and_the_game_finishes() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(sent >= 100, "the game ended before the flood: {sent} lines");
+    server.release_moves(&game, 1000);
     let view = wait_over(&server, &game);
     assert!(view.status != "aborted" && view.ply() > 2, "{view:?}");
     let replies: Vec<ChatEntry> = bot_lines(&server, &game)

@@ -9,7 +9,7 @@
 #   2. runs it again in another directory, killed (SIGKILL, no cleanup) in each stage of each
 #      generation: at the fault points selfplay:3, merge:1, train:1, gate:3, promote:1, ledger:1
 #      (FERZ_LOOP_KILL_AT, see crates/loop/src/fault.rs), after a first run killed from outside
-#      with `kill -9` KILL_AFTER seconds after its start; then to its end;
+#      with `kill -9` once generation 1's first self-play game is written; then to its end;
 #   3. checks that both ledgers hold the same generations (data, nets, gate games, verdicts;
 #      stage times aside), that best/ holds the same nets, that no stage's partial output is
 #      left, and that running the finished loop again changes nothing;
@@ -17,13 +17,11 @@
 #      runs as root) and checks the screenshot shows the plots.
 # It prints what was killed where and the wall time of each run.
 #
-# Usage: scripts/loop-e2e.sh   (FERZ_BIN=path to use another ferz; KEEP=1 keeps the directory;
-#        KILL_AFTER=seconds for the outside kill, default 0.5)
+# Usage: scripts/loop-e2e.sh   (FERZ_BIN=path to use another ferz; KEEP=1 keeps the directory)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 KEEP=${KEEP:-0}
-KILL_AFTER=${KILL_AFTER:-0.5}
 if [ -z "${FERZ_BIN:-}" ]; then
     (cd "$root" && cargo build --release --quiet)
     FERZ_BIN=$root/target/release/ferz
@@ -60,24 +58,36 @@ status=$(run_loop "$work/unbroken")
 [ "$status" = 0 ] || { echo "the unbroken loop failed ($status)"; tail -20 "$work/log"; exit 1; }
 echo "unbroken: 2 generations in $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s"
 
-# Once from outside, at a moment no fault point chose (during generation 1's self-play).
+# Once from outside, at a moment no fault point chose: as soon as generation 1's first game is
+# written. A fixed delay cannot do it: on a fast machine the whole self-play stage takes less
+# than half a second, and a kill after it would move every fault point below into generation 2.
 "$FERZ_BIN" loop "$work/killed" --config "$work/loop.toml" >>"$work/log" 2>&1 &
 pid=$!
-sleep "$KILL_AFTER"
+first_games=$work/killed/gen-0001/selfplay/shard-00000/games.pgn
+for _ in $(seq 3000); do
+    [ -s "$first_games" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+done
 if kill -KILL "$pid" 2>/dev/null; then
-    echo "killed from outside after ${KILL_AFTER} s"
+    echo "killed from outside after generation 1's first self-play game"
 else
-    echo "the outside kill came after the loop had ended: lower KILL_AFTER"
+    echo "the outside kill came after the loop had ended"
     exit 1
 fi
 wait "$pid" || true
-for point in selfplay:3 merge:1 train:1 scale:1 gate:3 promote:1 ledger:1 selfplay:3 merge:1 train:1 scale:1 gate:3 promote:1 ledger:1; do
-    status=$(run_loop "$work/killed" "$point")
-    # 137 = 128 + SIGKILL; 134 = 128 + SIGABRT (where `kill` could not be run).
-    case $status in
-        137|134) echo "killed at $point" ;;
-        *) echo "the loop was not killed at $point (exit $status)"; tail -20 "$work/log"; exit 1 ;;
-    esac
+for generation in 1 2; do
+    for point in selfplay:3 merge:1 train:1 scale:1 gate:3 promote:1 ledger:1; do
+        status=$(run_loop "$work/killed" "$point")
+        # 137 = 128 + SIGKILL; 134 = 128 + SIGABRT (where `kill` could not be run).
+        case $status in
+            137|134) echo "killed at $point in generation $generation" ;;
+            *) echo "the loop was not killed at $point (exit $status)"; tail -20 "$work/log"; exit 1 ;;
+        esac
+        if [ "$generation" = 1 ] && [ -e "$work/killed/gen-0002" ]; then
+            echo "the kill at $point landed in generation 2, not 1"; tail -20 "$work/log"; exit 1
+        fi
+    done
 done
 status=$(run_loop "$work/killed")
 [ "$status" = 0 ] || { echo "the resumed loop failed ($status)"; tail -20 "$work/log"; exit 1; }

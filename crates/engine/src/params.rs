@@ -8,6 +8,11 @@
 //! Chess's defaults are the values `ferz spsa` found at 5+0.05 (`docs/spsa-runs/chess-stc/`),
 //! which won their SPRT at 10+0.1 against the hand-chosen ones; Shatranj keeps those.
 //!
+//! A tunable added after records began to hold every value (a loop generation's recipe) also
+//! declares the value that plays the search from before it existed (`… step 1 (before 0)`), so
+//! that such a record, which cannot name it, is played again as it was played
+//! ([`complete_record`]).
+//!
 //! The values live in process-wide atomics, one per parameter and variant, that the search
 //! reads with relaxed loads (one `mov` on the usual targets): the values change only between
 //! searches (`setoption`, a params file), and a process that searches chess and Shatranj at once
@@ -38,6 +43,9 @@ pub struct Tunable {
     pub max: i32,
     /// The perturbation a tuner starts from (SPSA's `c_end` in OpenBench's terms).
     pub step: i32,
+    /// The value that plays the search from before this tunable existed, for a record of every
+    /// value written then; `None` for one that is older than every such record.
+    pub before: Option<i32>,
     /// The built-in values, indexed by the variant itself (Chess960's is chess's).
     defaults: [i32; 3],
     /// The current values, indexed as `defaults`, so that a read is one load.
@@ -65,7 +73,14 @@ impl Tunable {
         assert!(step > 0, "a tunable's step is positive");
         let defaults = [chess, chess, shatranj];
         let values = [AtomicI32::new(defaults[0]), AtomicI32::new(defaults[1]), AtomicI32::new(defaults[2])];
-        Tunable { name, doc, min, max, step, defaults, values }
+        Tunable { name, doc, min, max, step, before: None, defaults, values }
+    }
+
+    /// This tunable, declared after records of every value began, with `value` as the one that
+    /// plays the search from before it existed.
+    const fn added_after_records(self, value: i32) -> Tunable {
+        assert!(self.min <= value && value <= self.max, "a tunable's value from before it existed lies in its range");
+        Tunable { before: Some(value), ..self }
     }
 
     /// The built-in value in `variant`.
@@ -143,7 +158,7 @@ macro_rules! first_of {
 macro_rules! tunables {
     ($(
         $(#[doc = $doc:literal])+
-        $name:ident = $default:literal $((shatranj $shatranj:literal))? in $min:literal ..= $max:literal step $step:literal;
+        $name:ident = $default:literal $((shatranj $shatranj:literal))? in $min:literal ..= $max:literal step $step:literal $((before $before:literal))?;
     )+) => {
         $(
             $(#[doc = $doc])+
@@ -155,7 +170,7 @@ macro_rules! tunables {
                 $min,
                 $max,
                 $step,
-            );
+            )$(.added_after_records($before))?;
         )+
         /// Every tunable parameter, in declaration order.
         pub static TUNABLES: &[&Tunable] = &[$(&$name),+];
@@ -236,7 +251,7 @@ tunables! {
     LMR_DIVISOR = 224 (shatranj 225) in 120..=400 step 15;
     /// Quiet moves are reduced this many plies more when the table move is a capture or a
     /// promotion: the node's best line is then likely tactical, and a quiet move seldom refutes it.
-    LMR_TT_CAPTURE = 1 (shatranj 0) in 0..=2 step 1;
+    LMR_TT_CAPTURE = 1 (shatranj 0) in 0..=2 step 1 (before 0);
     /// One ply less reduction per this much quiet-move history.
     LMR_HISTORY_DIVISOR = 7905 (shatranj 8000) in 2000..=20000 step 600;
 
@@ -319,6 +334,29 @@ pub fn reset() {
 #[must_use]
 pub fn values_with(variant: Variant, overrides: &BTreeMap<String, i32>) -> BTreeMap<String, i32> {
     TUNABLES.iter().map(|t| (t.name.to_owned(), value_named(overrides, t).unwrap_or(t.default(variant)))).collect()
+}
+
+/// Completes a record of every tunable's value written by an earlier build (a loop
+/// generation's recipe): each tunable it does not name because it did not exist then takes the
+/// value that plays the search from before it (`before`), so that the record plays again as it
+/// played, not with the new tunable's default. A record naming no value is left as it is: it
+/// holds no values, and plays the defaults of whichever build reads it.
+pub fn complete_record(values: &mut BTreeMap<String, i32>) {
+    complete_record_in(TUNABLES, values);
+}
+
+/// [`complete_record`] over a table of tunables.
+fn complete_record_in(table: &[&Tunable], values: &mut BTreeMap<String, i32>) {
+    if values.is_empty() {
+        return;
+    }
+    for tunable in table {
+        if let Some(before) = tunable.before
+            && value_named(values, tunable).is_none()
+        {
+            values.insert(tunable.name.to_owned(), before);
+        }
+    }
 }
 
 /// Plays with exactly `values` (as [`values_with`] gives them): each named tunable takes its
@@ -483,6 +521,8 @@ mod tests {
             BOTH = 3 (shatranj 5) in 0..=9 step 1;
             /// Without.
             CHESS_ONLY = -4 in -9..=9 step 2;
+            /// Added after records of every value began: 0 plays the search from before it.
+            ADDED = 2 in 0..=4 step 1 (before 0);
         }
     }
 
@@ -492,7 +532,25 @@ mod tests {
         let defaults = |t: &Tunable| [Variant::Chess, Variant::Chess960, Variant::Shatranj].map(|v| t.default(v));
         assert_eq!((defaults(both), both.doc), ([3, 3, 5], " With a Shatranj default."));
         assert_eq!((defaults(chess_only), chess_only.step), ([-4, -4, -4], 2));
-        assert_eq!(declared::TUNABLES.iter().map(|t| t.name).collect::<Vec<_>>(), ["BOTH", "CHESS_ONLY"]);
+        assert_eq!(declared::TUNABLES.iter().map(|t| t.name).collect::<Vec<_>>(), ["BOTH", "CHESS_ONLY", "ADDED"]);
+        assert_eq!([both.before, declared::ADDED.before], [None, Some(0)]);
+    }
+
+    #[test]
+    fn a_record_from_before_a_tunable_existed_is_completed_with_the_value_from_before_it() {
+        let table = declared::TUNABLES;
+        let record = |pairs: &[(&str, i32)]| -> BTreeMap<String, i32> {
+            pairs.iter().map(|&(name, value)| (name.to_owned(), value)).collect()
+        };
+        let mut old = record(&[("BOTH", 4), ("CHESS_ONLY", -2)]);
+        complete_record_in(table, &mut old);
+        assert_eq!(old, record(&[("ADDED", 0), ("BOTH", 4), ("CHESS_ONLY", -2)]), "played as before ADDED");
+        let mut new = record(&[("added", 3), ("BOTH", 4), ("CHESS_ONLY", -2)]);
+        complete_record_in(table, &mut new);
+        assert_eq!(new, record(&[("added", 3), ("BOTH", 4), ("CHESS_ONLY", -2)]), "a value it names is kept");
+        let mut empty = BTreeMap::new();
+        complete_record_in(table, &mut empty);
+        assert!(empty.is_empty(), "a record of no values plays the build's defaults");
     }
 
     #[test]

@@ -8,10 +8,10 @@
 //! Chess's defaults are the values `ferz spsa` found at 5+0.05 (`docs/spsa-runs/chess-stc/`),
 //! which won their SPRT at 10+0.1 against the hand-chosen ones; Shatranj keeps those.
 //!
-//! A tunable added after records began to hold every value (a loop generation's recipe) also
-//! declares the value that plays the search from before it existed (`… step 1 (before 0)`), so
-//! that such a record, which cannot name it, is played again as it was played
-//! ([`complete_record`]).
+//! A tunable added after records began to hold every value (a loop generation's recipe, an SPSA
+//! result) also declares the value that plays the search from before it existed (`… step 1
+//! (before 0)`): a record of an earlier build, which cannot name it, then plays again as it
+//! played ([`play_with`]).
 //!
 //! The values live in process-wide atomics, one per parameter and variant, that the search
 //! reads with relaxed loads (one `mov` on the usual targets): the values change only between
@@ -336,31 +336,17 @@ pub fn values_with(variant: Variant, overrides: &BTreeMap<String, i32>) -> BTree
     TUNABLES.iter().map(|t| (t.name.to_owned(), value_named(overrides, t).unwrap_or(t.default(variant)))).collect()
 }
 
-/// Completes a record of every tunable's value written by an earlier build (a loop
-/// generation's recipe): each tunable it does not name because it did not exist then takes the
-/// value that plays the search from before it (`before`), so that the record plays again as it
-/// played, not with the new tunable's default. A record naming no value is left as it is: it
-/// holds no values, and plays the defaults of whichever build reads it.
-pub fn complete_record(values: &mut BTreeMap<String, i32>) {
-    complete_record_in(TUNABLES, values);
-}
-
-/// [`complete_record`] over a table of tunables.
-fn complete_record_in(table: &[&Tunable], values: &mut BTreeMap<String, i32>) {
-    if values.is_empty() {
-        return;
-    }
-    for tunable in table {
-        if let Some(before) = tunable.before
-            && value_named(values, tunable).is_none()
-        {
-            values.insert(tunable.name.to_owned(), before);
-        }
-    }
+/// Whether a set of values is a record of every value a build's search played with: it names
+/// every tunable declared without a `before` value (`named` tells which are named). A tunable
+/// such a record does not name did not exist in the build that wrote it, and plays its `before`
+/// value; in a set that names only some tunables, an unnamed one plays its default.
+fn is_complete_record(table: &[&Tunable], named: impl Fn(&Tunable) -> bool) -> bool {
+    table.iter().filter(|t| t.before.is_none()).all(|t| named(t))
 }
 
 /// Plays with exactly `values` (as [`values_with`] gives them): each named tunable takes its
-/// value in every variant, every other one its defaults. Only values that change are stored, so
+/// value in every variant, every other one its defaults, or, when `values` is a complete record
+/// of an earlier build's values, the value from before it existed (`before`). Only values that change are stored, so
 /// threads that call this with the same values while others already search (the shards of one
 /// self-play run) change nothing under those searches.
 ///
@@ -379,8 +365,10 @@ fn play_with_in(table: &[&Tunable], values: &BTreeMap<String, i32>) -> Result<()
             .ok_or_else(|| ParamsFileError(format!("unknown parameter {name:?}")))?;
         tunable.check(i64::from(value)).map_err(ParamsFileError)?;
     }
+    let complete = is_complete_record(table, |t| value_named(values, t).is_some());
     for tunable in table {
-        tunable.hold(value_named(values, tunable).map_or(tunable.defaults, |value| [value; 3]));
+        let value = value_named(values, tunable).or(tunable.before.filter(|_| complete));
+        tunable.hold(value.map_or(tunable.defaults, |value| [value; 3]));
     }
     Ok(())
 }
@@ -454,18 +442,35 @@ pub fn parse_params(text: &str) -> Result<Vec<(String, i64)>, ParamsFileError> {
     Ok(pairs)
 }
 
-/// Applies a params file's text to the tunables. Returns how many values were set.
+/// Applies a params file's text to the tunables: each named one takes its value, and when the
+/// file is a complete record of an earlier build's values (see [`play_with`]) each tunable it
+/// does not name takes its value from before it existed. Returns how many values the file
+/// named.
 ///
 /// # Errors
 /// A malformed line or a name that is not a tunable; nothing is changed then.
 pub fn apply_params(text: &str) -> Result<usize, ParamsFileError> {
+    apply_params_in(TUNABLES, text)
+}
+
+/// [`apply_params`] over a table of tunables.
+fn apply_params_in(table: &[&Tunable], text: &str) -> Result<usize, ParamsFileError> {
     let pairs = parse_params(text)?;
     let resolved = pairs
         .iter()
         .map(|(name, value)| {
-            find(name).map(|t| (t, *value)).ok_or_else(|| ParamsFileError(format!("unknown parameter {name:?}")))
+            let tunable = table.iter().find(|t| t.name.eq_ignore_ascii_case(name));
+            tunable.map(|&t| (t, *value)).ok_or_else(|| ParamsFileError(format!("unknown parameter {name:?}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let named = |tunable: &Tunable| resolved.iter().any(|(t, _)| std::ptr::eq(*t, tunable));
+    if is_complete_record(table, named) {
+        for tunable in table.iter().filter(|&&t| !named(t)) {
+            if let Some(before) = tunable.before {
+                tunable.set(i64::from(before));
+            }
+        }
+    }
     for (tunable, value) in &resolved {
         tunable.set(*value);
     }
@@ -521,6 +526,18 @@ mod tests {
             BOTH = 3 (shatranj 5) in 0..=9 step 1;
             /// Without.
             CHESS_ONLY = -4 in -9..=9 step 2;
+        }
+    }
+
+    /// A table of its own for the records' test, which changes its values.
+    mod recorded {
+        use super::super::*;
+
+        tunables! {
+            /// Declared before records of every value began.
+            FIRST = 3 in 0..=9 step 1;
+            /// Also.
+            SECOND = -4 in -9..=9 step 2;
             /// Added after records of every value began: 0 plays the search from before it.
             ADDED = 2 in 0..=4 step 1 (before 0);
         }
@@ -532,25 +549,32 @@ mod tests {
         let defaults = |t: &Tunable| [Variant::Chess, Variant::Chess960, Variant::Shatranj].map(|v| t.default(v));
         assert_eq!((defaults(both), both.doc), ([3, 3, 5], " With a Shatranj default."));
         assert_eq!((defaults(chess_only), chess_only.step), ([-4, -4, -4], 2));
-        assert_eq!(declared::TUNABLES.iter().map(|t| t.name).collect::<Vec<_>>(), ["BOTH", "CHESS_ONLY", "ADDED"]);
-        assert_eq!([both.before, declared::ADDED.before], [None, Some(0)]);
+        assert_eq!(declared::TUNABLES.iter().map(|t| t.name).collect::<Vec<_>>(), ["BOTH", "CHESS_ONLY"]);
+        assert_eq!([both.before, recorded::ADDED.before], [None, Some(0)]);
     }
 
     #[test]
-    fn a_record_from_before_a_tunable_existed_is_completed_with_the_value_from_before_it() {
-        let table = declared::TUNABLES;
+    fn a_complete_record_from_before_a_tunable_existed_plays_the_value_from_before_it() {
+        let table = recorded::TUNABLES;
+        let current = || table.iter().map(|t| t.get(Variant::Chess)).collect::<Vec<_>>();
         let record = |pairs: &[(&str, i32)]| -> BTreeMap<String, i32> {
             pairs.iter().map(|&(name, value)| (name.to_owned(), value)).collect()
         };
-        let mut old = record(&[("BOTH", 4), ("CHESS_ONLY", -2)]);
-        complete_record_in(table, &mut old);
-        assert_eq!(old, record(&[("ADDED", 0), ("BOTH", 4), ("CHESS_ONLY", -2)]), "played as before ADDED");
-        let mut new = record(&[("added", 3), ("BOTH", 4), ("CHESS_ONLY", -2)]);
-        complete_record_in(table, &mut new);
-        assert_eq!(new, record(&[("added", 3), ("BOTH", 4), ("CHESS_ONLY", -2)]), "a value it names is kept");
-        let mut empty = BTreeMap::new();
-        complete_record_in(table, &mut empty);
-        assert!(empty.is_empty(), "a record of no values plays the build's defaults");
+        play_with_in(table, &record(&[("FIRST", 4), ("SECOND", -2)])).unwrap();
+        assert_eq!(current(), [4, -2, 0], "every original named: a record from before ADDED");
+        play_with_in(table, &record(&[("first", 4), ("SECOND", -2), ("ADDED", 3)])).unwrap();
+        assert_eq!(current(), [4, -2, 3], "a value it names is played");
+        play_with_in(table, &record(&[("FIRST", 4)])).unwrap();
+        assert_eq!(current(), [4, -4, 2], "some named: the rest play their defaults");
+        play_with_in(table, &BTreeMap::new()).unwrap();
+        assert_eq!(current(), [3, -4, 2]);
+
+        assert_eq!(apply_params_in(table, "FIRST = 6\nSECOND = 1\n").unwrap(), 2);
+        assert_eq!(current(), [6, 1, 0], "a params file that is a complete record");
+        recorded::ADDED.restore();
+        assert_eq!(apply_params_in(table, "FIRST = 5\n").unwrap(), 1);
+        assert_eq!(current(), [5, 1, 2], "a partial file sets what it names");
+        play_with_in(table, &BTreeMap::new()).unwrap();
     }
 
     #[test]

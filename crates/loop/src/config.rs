@@ -484,9 +484,7 @@ pub struct Recipe {
 
 /// A recipe as a record holds it (unknown keys refused here, as `Recipe` reads through it).
 /// Recipes written before `train.scale` existed played their candidates at the trained scale:
-/// read so, whatever today's default. Recipes written before a search parameter existed played
-/// the search from before it: read with its value from then
-/// ([`ferz_engine::params::complete_record`]).
+/// read so, whatever today's default.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RecordedRecipe {
@@ -502,9 +500,7 @@ impl TryFrom<RecordedRecipe> for Recipe {
         let mut train = recorded.train;
         train.entry("scale").or_insert_with(|| serde_json::to_value(CandidateScale::Trained).expect("serialises"));
         let train = serde_json::from_value(serde_json::Value::Object(train)).map_err(|e| format!("train: {e}"))?;
-        let mut selfplay = recorded.selfplay;
-        ferz_engine::params::complete_record(&mut selfplay.params);
-        Ok(Recipe { selfplay, train, gate: recorded.gate })
+        Ok(Recipe { selfplay: recorded.selfplay, train, gate: recorded.gate })
     }
 }
 
@@ -618,22 +614,6 @@ mod tests {
         json["train"]["epochz"] = 3.into();
         let error = serde_json::from_value::<Recipe>(json).unwrap_err().to_string();
         assert!(error.contains("epochz"), "{error}");
-    }
-
-    /// A recipe recorded before `LMR_TT_CAPTURE` existed played without the reduction, and is
-    /// read so; one that names it, or that names no parameter at all, is read as it is.
-    #[test]
-    fn a_recipe_from_before_a_search_parameter_existed_reads_with_its_value_from_then() {
-        let recipe = LoopConfig::default().recipe();
-        assert_eq!(recipe.selfplay.params["LMR_TT_CAPTURE"], 1, "the build's default");
-        let mut json = serde_json::to_value(&recipe).unwrap();
-        json["selfplay"]["params"].as_object_mut().unwrap().remove("LMR_TT_CAPTURE");
-        let old = serde_json::from_value::<Recipe>(json.clone()).unwrap();
-        assert_eq!(old.selfplay.params["LMR_TT_CAPTURE"], 0);
-        assert_eq!(old.selfplay.params.len(), recipe.selfplay.params.len());
-        assert_eq!(serde_json::from_value::<Recipe>(serde_json::to_value(&recipe).unwrap()).unwrap(), recipe);
-        json["selfplay"]["params"] = serde_json::json!({});
-        assert!(serde_json::from_value::<Recipe>(json).unwrap().selfplay.params.is_empty());
     }
 
     #[test]

@@ -344,6 +344,22 @@ fn is_complete_record(table: &[&Tunable], named: impl Fn(&Tunable) -> bool) -> b
     table.iter().filter(|t| t.before.is_none()).all(|t| named(t))
 }
 
+/// `values` with what a complete record of an earlier build leaves out written in: each tunable
+/// added since, at its value from before it (see [`play_with`]). Other sets are returned as
+/// they are. For showing a record as it plays; the record itself is kept as written.
+#[must_use]
+pub fn as_played(values: &BTreeMap<String, i32>) -> BTreeMap<String, i32> {
+    let mut played = values.clone();
+    if is_complete_record(TUNABLES, |t| value_named(values, t).is_some()) {
+        for tunable in TUNABLES {
+            if let Some(before) = tunable.before.filter(|_| value_named(values, tunable).is_none()) {
+                played.insert(tunable.name.to_owned(), before);
+            }
+        }
+    }
+    played
+}
+
 /// Plays with exactly `values` (as [`values_with`] gives them): each named tunable takes its
 /// value in every variant, every other one its defaults, or, when `values` is a complete record
 /// of an earlier build's values, the value from before it existed (`before`). Only values that change are stored, so

@@ -507,12 +507,18 @@ impl TryFrom<RecordedRecipe> for Recipe {
 impl Recipe {
     /// The recipe as JSON with the settings its record leaves out at their defaults (see the
     /// `skip_serializing_if` attributes above) written in, so that a comparison of two recipes
-    /// shows both values of such a setting. The search parameters stay left out when empty:
-    /// a record without them predates them. The games the gate plays at once are left out: they
-    /// are the run's, not the recipe's ([`GateSettings::with_concurrency`]).
+    /// shows both values of such a setting. The search parameters are the values played, those
+    /// added after the record was written at their value from before them
+    /// ([`ferz_engine::params::as_played`]), and stay left out when empty: a record without them
+    /// predates them. The games the gate plays at once are left out: they are the run's, not the
+    /// recipe's ([`GateSettings::with_concurrency`]).
     #[must_use]
     pub fn spelled_out(&self) -> serde_json::Value {
         let mut json = serde_json::to_value(self).expect("recipes serialise");
+        if !self.selfplay.params.is_empty() {
+            json["selfplay"]["params"] = serde_json::to_value(ferz_engine::params::as_played(&self.selfplay.params))
+                .expect("parameters serialise");
+        }
         json["train"]["output_buckets"] = self.train.output_buckets.into();
         json["train"]["input_layout"] = self.train.input_layout.name().into();
         if let Some(gate) = json["gate"].as_object_mut() {
@@ -614,6 +620,23 @@ mod tests {
         json["train"]["epochz"] = 3.into();
         let error = serde_json::from_value::<Recipe>(json).unwrap_err().to_string();
         assert!(error.contains("epochz"), "{error}");
+    }
+
+    /// A recipe recorded before `LMR_TT_CAPTURE` existed is kept as written and spelled out as
+    /// it plays, without the reduction; one that names it, or that names no parameter, is
+    /// spelled out as it is.
+    #[test]
+    fn a_recipe_from_before_a_search_parameter_existed_is_spelled_out_with_its_value_from_then() {
+        let recipe = LoopConfig::default().recipe();
+        assert_eq!(recipe.spelled_out()["selfplay"]["params"]["LMR_TT_CAPTURE"], 1, "the build's default");
+        let mut json = serde_json::to_value(&recipe).unwrap();
+        json["selfplay"]["params"].as_object_mut().unwrap().remove("LMR_TT_CAPTURE");
+        let old = serde_json::from_value::<Recipe>(json.clone()).unwrap();
+        assert!(!old.selfplay.params.contains_key("LMR_TT_CAPTURE"), "the record as written");
+        assert_eq!(old.spelled_out()["selfplay"]["params"]["LMR_TT_CAPTURE"], 0);
+        json["selfplay"]["params"] = serde_json::json!({});
+        let none = serde_json::from_value::<Recipe>(json).unwrap();
+        assert!(none.spelled_out()["selfplay"].get("params").is_none());
     }
 
     #[test]

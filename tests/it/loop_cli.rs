@@ -225,8 +225,8 @@ fn a_loop_killed_in_every_stage_ends_as_an_unbroken_one() {
 /// ledger, exactly as it was (the merged dataset's SHA-256 is the ledger's), with the search
 /// parameters it was played with although the settings' have changed since, as a build's tuned
 /// defaults do, and a parameter its build did not have at the value from before it; data that
-/// comes out otherwise than the ledger records stops the loop, naming
-/// both hashes and the way out.
+/// comes out otherwise than the ledger records stops the loop, naming both hashes and the way
+/// out.
 #[test]
 fn a_loop_whose_data_is_gone_plays_it_again_from_the_ledger() {
     let tmp = TempDir::new("loop-regenerate");

@@ -336,35 +336,39 @@ pub fn values_with(variant: Variant, overrides: &BTreeMap<String, i32>) -> BTree
     TUNABLES.iter().map(|t| (t.name.to_owned(), value_named(overrides, t).unwrap_or(t.default(variant)))).collect()
 }
 
-/// Whether a set of values is a record of every value a build's search played with: it names
-/// every tunable declared without a `before` value (`named` tells which are named). A tunable
-/// such a record does not name did not exist in the build that wrote it, and plays its `before`
-/// value; in a set that names only some tunables, an unnamed one plays its default.
-fn is_complete_record(table: &[&Tunable], named: impl Fn(&Tunable) -> bool) -> bool {
-    table.iter().filter(|t| t.before.is_none()).all(|t| named(t))
+/// What a set of values leaves out that it still decides: when it names every tunable declared
+/// without a `before` value (`named` tells which it names), it is a record of every value an
+/// earlier build played with, and each tunable it does not name did not exist in that build and
+/// plays its `before` value; those are returned. A set that names only some tunables leaves the
+/// rest at their defaults: nothing is returned.
+fn left_out_of_record<'t>(table: &[&'t Tunable], named: impl Fn(&Tunable) -> bool) -> Vec<(&'t Tunable, i32)> {
+    if !table.iter().filter(|t| t.before.is_none()).all(|t| named(t)) {
+        return Vec::new();
+    }
+    table.iter().filter(|t| !named(t)).filter_map(|&t| t.before.map(|before| (t, before))).collect()
 }
 
-/// `values` with what a complete record of an earlier build leaves out written in: each tunable
-/// added since, at its value from before it (see [`play_with`]). Other sets are returned as
-/// they are. For showing a record as it plays; the record itself is kept as written.
+/// `values` as they play: a complete record of an earlier build with each tunable added since
+/// written in at its value from before it (see [`play_with`]); another set as it is. For
+/// showing a record as it plays, and for playing it; the record itself is kept as written.
 #[must_use]
 pub fn as_played(values: &BTreeMap<String, i32>) -> BTreeMap<String, i32> {
+    as_played_in(TUNABLES, values)
+}
+
+/// [`as_played`] over a table of tunables.
+fn as_played_in(table: &[&Tunable], values: &BTreeMap<String, i32>) -> BTreeMap<String, i32> {
+    let left_out = left_out_of_record(table, |t| value_named(values, t).is_some());
     let mut played = values.clone();
-    if is_complete_record(TUNABLES, |t| value_named(values, t).is_some()) {
-        for tunable in TUNABLES {
-            if let Some(before) = tunable.before.filter(|_| value_named(values, tunable).is_none()) {
-                played.insert(tunable.name.to_owned(), before);
-            }
-        }
-    }
+    played.extend(left_out.into_iter().map(|(tunable, before)| (tunable.name.to_owned(), before)));
     played
 }
 
 /// Plays with exactly `values` (as [`values_with`] gives them): each named tunable takes its
 /// value in every variant, every other one its defaults, or, when `values` is a complete record
-/// of an earlier build's values, the value from before it existed (`before`). Only values that change are stored, so
-/// threads that call this with the same values while others already search (the shards of one
-/// self-play run) change nothing under those searches.
+/// of an earlier build's values, the value from before it existed ([`as_played`]). Only values
+/// that change are stored, so threads that call this with the same values while others already
+/// search (the shards of one self-play run) change nothing under those searches.
 ///
 /// # Errors
 /// A name that is not a tunable or a value outside its range; nothing is changed then.
@@ -381,10 +385,9 @@ fn play_with_in(table: &[&Tunable], values: &BTreeMap<String, i32>) -> Result<()
             .ok_or_else(|| ParamsFileError(format!("unknown parameter {name:?}")))?;
         tunable.check(i64::from(value)).map_err(ParamsFileError)?;
     }
-    let complete = is_complete_record(table, |t| value_named(values, t).is_some());
+    let played = as_played_in(table, values);
     for tunable in table {
-        let value = value_named(values, tunable).or(tunable.before.filter(|_| complete));
-        tunable.hold(value.map_or(tunable.defaults, |value| [value; 3]));
+        tunable.hold(value_named(&played, tunable).map_or(tunable.defaults, |value| [value; 3]));
     }
     Ok(())
 }
@@ -480,12 +483,8 @@ fn apply_params_in(table: &[&Tunable], text: &str) -> Result<usize, ParamsFileEr
         })
         .collect::<Result<Vec<_>, _>>()?;
     let named = |tunable: &Tunable| resolved.iter().any(|(t, _)| std::ptr::eq(*t, tunable));
-    if is_complete_record(table, named) {
-        for tunable in table.iter().filter(|&&t| !named(t)) {
-            if let Some(before) = tunable.before {
-                tunable.set(i64::from(before));
-            }
-        }
+    for (tunable, before) in left_out_of_record(table, named) {
+        tunable.set(i64::from(before));
     }
     for (tunable, value) in &resolved {
         tunable.set(*value);

@@ -7,9 +7,9 @@
 #   1. runs the loop of two tiny generations (a few hundred nodes a move) unbroken, in one
 #      directory;
 #   2. runs it again in another directory, killed (SIGKILL, no cleanup) in each stage of each
-#      generation: at the fault points selfplay:3, merge:1, train:1, gate:3, promote:1, ledger:1
-#      (FERZ_LOOP_KILL_AT, see crates/loop/src/fault.rs), after a first run killed from outside
-#      with `kill -9` once generation 1's first self-play game is written; then to its end;
+#      generation: at the fault points selfplay:3, merge:1, train:1, scale:1, gate:3, promote:1,
+#      ledger:1 (FERZ_LOOP_KILL_AT, see crates/loop/src/fault.rs), after a first run killed from
+#      outside with `kill -9` once generation 1's first self-play game is written; then to its end;
 #   3. checks that both ledgers hold the same generations (data, nets, gate games, verdicts;
 #      stage times aside), that best/ holds the same nets, that no stage's partial output is
 #      left, and that running the finished loop again changes nothing;

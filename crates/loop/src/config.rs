@@ -199,9 +199,11 @@ pub enum TrainWindow {
     /// The newest this many generations, the one in progress among them (0: every generation).
     Newest(u32),
     /// Every generation from the one that made the best net on (from the first while the best
-    /// net is generation 0): the games the best net was last trained on and every game it has
-    /// played. It grows while candidates lose their gates and begins again at a promotion, so a
-    /// candidate always trains on more than the best net's last generation alone.
+    /// net is generation 0): that generation's games and every game the best net has played. It
+    /// grows while candidates lose their gates and begins again at a promotion, so a candidate
+    /// always trains on more than the best net's last generation alone; a candidate trained from
+    /// random weights wants more data than that after a promotion, which [`TrainWindow::Newest`]
+    /// keeps.
     FromBest,
 }
 

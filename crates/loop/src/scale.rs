@@ -161,23 +161,20 @@ mod tests {
         // The same weights as the best net: at the chosen scale the candidate's median score is
         // the best net's, to the centipawn, and so the scale is the best net's to within what
         // whole-centipawn medians resolve (the sample's openings score a few tens of cp).
-        let best_scale = i32::from(format::load(&tmp.path().join(best_file(0)), None).unwrap().scale());
         let scale = candidate.scale.unwrap();
-        let prefix = format!("candidate at scale {scale} (trained at 400): median |score| ");
-        let (ours, theirs) = candidate
-            .detail
-            .strip_prefix(&prefix)
-            .and_then(|rest| rest.split_once(" cp over 48 positions, gen 0's "))
-            .and_then(|(ours, rest)| Some((ours.parse::<i32>().ok()?, rest.strip_suffix(" cp")?.parse::<i32>().ok()?)))
-            .unwrap_or_else(|| panic!("{}", candidate.detail));
-        assert!(theirs > 0 && (ours - theirs).abs() <= 1, "{}", candidate.detail);
+        assert!(candidate.detail.starts_with(&format!("candidate at scale {scale} (trained at 400): median |score| ")));
+        assert!(candidate.detail.contains("over 48 positions, gen 0's "), "{}", candidate.detail);
+        let data_dir = gen_dir.join("data");
+        let manifest = ferz_dataset::open_verified(&data_dir).unwrap();
+        let positions = sample_positions(&data_dir, &manifest, SAMPLE_POSITIONS).unwrap();
+        let best_net = format::load(&tmp.path().join(best_file(0)), None).unwrap();
+        let median = |net: &ferz_nnue::Network| i32::try_from(median_abs_score(net, &positions).unwrap()).unwrap();
+        let (ours, theirs) = (median(&format::load(&path, None).unwrap()), median(&best_net));
+        assert!(theirs > 0 && (ours - theirs).abs() <= 1, "median {ours} cp against {theirs}");
         // Each median is whole centipawns: the ratio of the two is good to about 2/theirs.
+        let best_scale = i32::from(best_net.scale());
         let resolution = 2 * best_scale / theirs + 1;
-        assert!(
-            (i32::from(scale) - best_scale).abs() <= resolution,
-            "{scale} for a best net of {best_scale}: {}",
-            candidate.detail
-        );
+        assert!((i32::from(scale) - best_scale).abs() <= resolution, "{scale} for a best net of {best_scale}");
         let written = format::load(&path, None).unwrap();
         assert_eq!(written.scale(), scale);
         assert_eq!(written.feature_weights(), format::load(&trained, None).unwrap().feature_weights());

@@ -72,7 +72,8 @@ done
 if kill -KILL "$pid" 2>/dev/null; then
     echo "killed from outside after generation 1's first self-play game"
 else
-    echo "the loop ended before generation 1's first self-play game could be killed"; tail -20 "$work/log"
+    echo "the loop ended before generation 1's first self-play game could be killed"
+    tail -20 "$work/log"
     exit 1
 fi
 wait "$pid" || true

@@ -134,9 +134,8 @@ fn a_429_pauses_that_source_only_and_the_game_goes_on() {
     let bot = BotProcess::connected(&server, &sections(&list));
     // The opponent is ferz too (a separate UCI process), so that it sometimes plays the reply
     // the bot ponders on. Both sides search 1,500 nodes, so every run plays the same game up to
-    // the first ponder hit: with the embedded nets it comes on the bot's seventh move (with the
-    // nets before them, within its first five). Sixteen moves leave room for a net that agrees
-    // with itself less often.
+    // the first ponder hit: with the embedded nets it comes on the bot's seventh move. Sixteen
+    // moves leave room for a net that agrees with itself less often.
     let ferz = EngineOpponent::new(&ferz_binary(), &[], 1500);
     let game = game_as_white(&server, Opponent::random(13).engine(ferz), 31);
     let view = server.game(&game).unwrap();

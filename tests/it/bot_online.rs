@@ -140,11 +140,16 @@ fn a_429_pauses_that_source_only_and_the_game_goes_on() {
     let game = game_as_white(&server, Opponent::random(13).engine(ferz), 31);
     let view = server.game(&game).unwrap();
     assert_legal(&view);
-    // One request to the masters (the 429), none during the pause; the cloud was asked on
-    // every move of ours (at least five), those after a ponder hit too.
+    // One request to the masters (the 429), none during the pause. The cloud knows no position,
+    // so it was asked before each of our first ten moves (`max_out_of_book_moves`' default),
+    // the turns after a ponder hit too, and then no more.
     assert_eq!(server.online_requests(OnlineService::Masters).len(), 1);
     let log = bot.log();
-    assert!(server.online_requests(OnlineService::CloudEval).len() >= 5, "{log}");
+    let asked: Vec<String> =
+        server.online_requests(OnlineService::CloudEval).iter().filter_map(|r| r.query_param("fen")).collect();
+    let moves: Vec<&str> = view.moves.iter().map(String::as_str).collect();
+    let ours: Vec<String> = (0..10).map(|turn| fen_after(&moves[..2 * turn])).collect();
+    assert_eq!(asked, ours, "{log}");
     assert!(log.contains("ponder hit"), "{log}");
     assert!(log.contains("online source rate limited (HTTP 429); paused") && log.contains("paused_s=120"), "{log}");
 }

@@ -147,6 +147,7 @@ fn a_429_pauses_that_source_only_and_the_game_goes_on() {
     let log = bot.log();
     let asked: Vec<String> =
         server.online_requests(OnlineService::CloudEval).iter().filter_map(|r| r.query_param("fen")).collect();
+    assert!(view.ply() >= 19, "the bot made ten moves: {view:?}");
     let moves: Vec<&str> = view.moves.iter().map(String::as_str).collect();
     let ours: Vec<String> = (0..10).map(|turn| fen_after(&moves[..2 * turn])).collect();
     assert_eq!(asked, ours, "{log}");

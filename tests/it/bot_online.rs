@@ -142,7 +142,7 @@ fn a_429_pauses_that_source_only_and_the_game_goes_on() {
     assert_legal(&view);
     // One request to the masters (the 429), none during the pause. The cloud knows no position,
     // so it was asked before each of our first ten moves (`max_out_of_book_moves`' default),
-    // the turns after a ponder hit too, and then no more.
+    // the seventh, after the ponder hit, among them, and then no more.
     assert_eq!(server.online_requests(OnlineService::Masters).len(), 1);
     let log = bot.log();
     let asked: Vec<String> =

@@ -471,6 +471,45 @@ impl Position {
             & attackers
     }
 
+    /// Every square `color`'s pieces attack, sliders blocked by the pieces on the board.
+    #[must_use]
+    pub fn attacks_by(&self, color: Color) -> Bitboard {
+        if self.variant.is_shatranj() {
+            self.attacks_by_generic::<true>(color)
+        } else {
+            self.attacks_by_generic::<false>(color)
+        }
+    }
+
+    #[inline(always)]
+    fn attacks_by_generic<const SHATRANJ: bool>(&self, color: Color) -> Bitboard {
+        let b = &self.board;
+        let occupied = b.occupied();
+        // Pawns capture one file aside: shift the whole set forward, then sideways, dropping
+        // what would wrap around the board's edge.
+        let pawns = b.pieces(color, Role::Pawn);
+        let forward = if color == Color::White { pawns.shift_up() } else { pawns.shift_down() };
+        let not_a = !Bitboard::from_file(File::A).0;
+        let not_h = !Bitboard::from_file(File::H).0;
+        let mut attacked = Bitboard(((forward.0 << 1) & not_a) | ((forward.0 >> 1) & not_h));
+        for sq in b.pieces(color, Role::Knight) {
+            attacked |= knight_attacks(sq);
+        }
+        for sq in b.pieces(color, Role::Bishop) {
+            attacked |= if SHATRANJ { alfil_attacks(sq) } else { bishop_attacks(sq, occupied) };
+        }
+        for sq in b.pieces(color, Role::Rook) {
+            attacked |= rook_attacks(sq, occupied);
+        }
+        for sq in b.pieces(color, Role::Queen) {
+            attacked |= if SHATRANJ { ferz_attacks(sq) } else { queen_attacks(sq, occupied) };
+        }
+        for sq in b.pieces(color, Role::King) {
+            attacked |= king_attacks(sq);
+        }
+        attacked
+    }
+
     /// Whether `color`'s pieces attack `sq` in this position.
     #[must_use]
     pub fn is_attacked_by(&self, sq: Square, color: Color) -> bool {

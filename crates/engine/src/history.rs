@@ -1,6 +1,6 @@
 //! Move-ordering statistics learnt during search.
 
-use ferz_chess::{Color, Move, Piece, Role, Square};
+use ferz_chess::{Bitboard, Color, Move, Piece, Role, Square};
 
 /// History values stay within ±this; updates shrink towards zero as they approach it.
 pub const HISTORY_MAX: i32 = 16_384;
@@ -19,13 +19,19 @@ pub fn piece_index(piece: Piece) -> usize {
     piece.color.index() * 6 + piece.role.index()
 }
 
+/// Butterfly scores of one side's quiet moves, by whether the origin is attacked, whether the
+/// target is, then origin and target square.
+type ButterflyTable = [[[[i16; 64]; 64]; 2]; 2];
+
 /// A continuation-history table: how good a move was after a given earlier move.
 pub type ContinuationTable = [[i16; 64]; 12];
 
 /// All the statistics one search thread keeps.
 pub struct Histories {
-    /// Quiet moves by side, from and to square.
-    butterfly: Box<[[[i16; 64]; 64]; 2]>,
+    /// Quiet moves by side, whether the opponent attacks the origin and the target, and from
+    /// and to square: the same move is good for other reasons when it escapes or walks into an
+    /// attack.
+    butterfly: Box<[ButterflyTable; 2]>,
     /// Captures by moving piece, target square and captured role.
     captures: Box<[[[i16; 6]; 64]; 12]>,
     /// Continuation history: a row per earlier move (see [`ContinuationRows`]), then indexed by
@@ -63,7 +69,7 @@ fn pawn_index(pos: &ferz_chess::Position) -> usize {
 impl Default for Histories {
     fn default() -> Histories {
         Histories {
-            butterfly: Box::new([[[0; 64]; 64]; 2]),
+            butterfly: Box::new([[[[[0; 64]; 64]; 2]; 2]; 2]),
             captures: Box::new([[[0; 6]; 64]; 12]),
             continuation: vec![[[0i16; 64]; 12]; CONTINUATION_ROWS]
                 .into_boxed_slice()
@@ -111,16 +117,30 @@ impl Histories {
         *self = Histories::default();
     }
 
-    /// The butterfly score of a quiet move.
+    /// The butterfly score of a quiet move, `threats` being the squares the opponent attacks.
     #[inline]
-    pub fn quiet(&self, color: Color, m: Move) -> i32 {
-        i32::from(self.butterfly[color.index()][m.from().index()][m.to().index()])
+    pub fn quiet(&self, color: Color, m: Move, threats: Bitboard) -> i32 {
+        i32::from(*self.butterfly_entry(color, m, threats))
     }
 
-    /// Updates the butterfly score of a quiet move.
+    /// Updates the butterfly score of a quiet move, `threats` being the squares the opponent attacks.
     #[inline]
-    pub fn update_quiet(&mut self, color: Color, m: Move, bonus: i32) {
-        update(&mut self.butterfly[color.index()][m.from().index()][m.to().index()], bonus);
+    pub fn update_quiet(&mut self, color: Color, m: Move, threats: Bitboard, bonus: i32) {
+        update(self.butterfly_entry_mut(color, m, threats), bonus);
+    }
+
+    #[inline]
+    fn butterfly_entry(&self, color: Color, m: Move, threats: Bitboard) -> &i16 {
+        let (from, to) = (m.from(), m.to());
+        &self.butterfly[color.index()][usize::from(threats.contains(from))][usize::from(threats.contains(to))]
+            [from.index()][to.index()]
+    }
+
+    #[inline]
+    fn butterfly_entry_mut(&mut self, color: Color, m: Move, threats: Bitboard) -> &mut i16 {
+        let (from, to) = (m.from(), m.to());
+        &mut self.butterfly[color.index()][usize::from(threats.contains(from))][usize::from(threats.contains(to))]
+            [from.index()][to.index()]
     }
 
     /// The capture-history score.
@@ -196,6 +216,27 @@ mod tests {
             update(&mut v, -4000);
         }
         assert!(i32::from(v) >= -HISTORY_MAX);
+    }
+
+    /// A quiet move has four butterfly scores, one for each answer to "is its origin attacked?"
+    /// and "is its target attacked?"; the attacks elsewhere on the board do not matter, and an
+    /// empty attack map reads the table a search without the split uses.
+    #[test]
+    fn butterfly_scores_are_kept_apart_by_attacks_on_origin_and_target() {
+        let mut histories = Histories::default();
+        let square = |i: u32| Square::new(i).expect("a square");
+        let (from, to) = (square(12), square(28));
+        let m = Move::normal(from, to);
+        let maps =
+            [Bitboard::EMPTY, Bitboard::from(from), Bitboard::from(to), Bitboard::from(from) | Bitboard::from(to)];
+        for (i, &threats) in maps.iter().enumerate() {
+            histories.update_quiet(Color::White, m, threats, 100 * (i as i32 + 1));
+        }
+        for (i, &threats) in maps.iter().enumerate() {
+            let elsewhere = threats | Bitboard::from(square(48)) | Bitboard::from(square(7));
+            assert_eq!(histories.quiet(Color::White, m, elsewhere), 100 * (i as i32 + 1), "map {i}");
+            assert_eq!(histories.quiet(Color::Black, m, threats), 0, "the other side's table, map {i}");
+        }
     }
 
     /// Each earlier move has a row of its own, and a missing one reads zeros even after every

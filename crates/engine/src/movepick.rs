@@ -3,7 +3,7 @@
 //! node on its own; in a full-width node the other moves are not even generated until then.
 
 use arrayvec::ArrayVec;
-use ferz_chess::{MAX_MOVES, Move, MoveList, Position, Role};
+use ferz_chess::{Bitboard, MAX_MOVES, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
 use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
@@ -73,6 +73,8 @@ pub struct OrderingHints {
     pub killers: [Option<Move>; 2],
     /// The opponent's last move and our own move before it.
     pub previous: [Option<PieceTo>; 2],
+    /// The squares the opponent attacks, which index the butterfly history.
+    pub threats: Bitboard,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -199,7 +201,7 @@ impl<'a> MovePicker<'a> {
         } else if histories.countermove(self.hints.previous[0]) == Some(m) {
             COUNTERMOVE
         } else {
-            quiet_score(pos, m, histories, self.continuations)
+            quiet_score(pos, m, histories, self.continuations, self.hints.threats)
         }
     }
 }
@@ -228,9 +230,15 @@ fn tactical_score(pos: &Position, m: Move, histories: &Histories) -> i32 {
 
 /// The history score of a quiet move: butterfly plus continuation from one and two plies back.
 #[inline]
-pub fn quiet_score(pos: &Position, m: Move, histories: &Histories, continuations: ContinuationRows) -> i32 {
+pub fn quiet_score(
+    pos: &Position,
+    m: Move,
+    histories: &Histories,
+    continuations: ContinuationRows,
+    threats: Bitboard,
+) -> i32 {
     let piece = piece_index(pos.board().piece_at(m.from()).expect("legal move has a mover"));
-    histories.quiet(pos.turn(), m) + histories.continuation(continuations, piece, m.to())
+    histories.quiet(pos.turn(), m, threats) + histories.continuation(continuations, piece, m.to())
 }
 
 #[cfg(test)]

@@ -262,6 +262,10 @@ tunables! {
     HISTORY_BONUS_LINEAR = 33 (shatranj 32) in 0..=128 step 6;
     /// See [`HISTORY_BONUS_QUADRATIC`].
     HISTORY_BONUS_MAX = 2026 (shatranj 2000) in 500..=6000 step 150;
+    /// 1: the butterfly history keeps a quiet move's scores apart by whether the opponent
+    /// attacks its origin and its target (the same move is good for escaping an attack and bad
+    /// for walking into one); 0: one score per origin and target.
+    HISTORY_THREATS = 1 (shatranj 0) in 0..=1 step 1 (before 0);
 
     /// Move ordering: a capture is ordered with the good ones when it loses at most this much
     /// in exchanges.

@@ -552,8 +552,9 @@ impl Worker {
             self.frames[ply.saturating_sub(2)].moved.filter(|_| ply >= 2),
         ];
         let continuations = ContinuationRows::of(previous);
+        let threats = if HISTORY_THREATS.get(variant) != 0 { pos.attacks_by(!pos.turn()) } else { Bitboard::EMPTY };
         let mut moves = MoveList::new();
-        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous };
+        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous, threats };
         let Some(mut picker) = MovePicker::new(pos, &mut moves, hints) else {
             // Checkmate, or stalemate: a draw in chess, a loss for the stalemated side in Shatranj.
             return if in_check || pos.variant() == Variant::Shatranj { mated_in(ply) } else { 0 };
@@ -643,7 +644,7 @@ impl Worker {
                 reduction -= i32::from(improving) + i32::from(gives_check);
                 if quiet {
                     reduction += LMR_TT_CAPTURE.get(variant) * i32::from(tt_capture);
-                    let history = quiet_score(pos, mv, &self.histories, continuations);
+                    let history = quiet_score(pos, mv, &self.histories, continuations, threats);
                     reduction -= history / LMR_HISTORY_DIVISOR.get(variant);
                 }
                 let reduced = (new_depth - reduction.max(0)).clamp(1, new_depth.max(1));
@@ -680,7 +681,7 @@ impl Worker {
                         }
                     }
                     if score >= beta {
-                        self.reward(pos, mv, depth, ply, previous, &quiets_tried, &captures_tried);
+                        self.reward(pos, mv, depth, ply, (previous, threats), &quiets_tried, &captures_tried);
                         break;
                     }
                 }
@@ -731,7 +732,7 @@ impl Worker {
         best: Move,
         depth: i32,
         ply: usize,
-        previous: [Option<PieceTo>; 2],
+        (previous, threats): ([Option<PieceTo>; 2], Bitboard),
         quiets: &[Move],
         captures: &[Move],
     ) {
@@ -748,7 +749,7 @@ impl Worker {
             self.histories.set_countermove(previous[0], best);
             for (m, b) in std::iter::once((best, bonus)).chain(quiets.iter().map(|&m| (m, -bonus))) {
                 let piece = piece_of(m);
-                self.histories.update_quiet(us, m, b);
+                self.histories.update_quiet(us, m, threats, b);
                 self.histories.update_continuation(previous[0], piece, m.to(), b);
                 self.histories.update_continuation(previous[1], piece, m.to(), b);
             }

@@ -1,0 +1,49 @@
+//! `Position::attacks_by` against `is_attacked_by` asked square by square: over the trees of the
+//! perft suites' positions (chess with its pawns on every file, Chess960, Shatranj with its
+//! short-range bishops and queens), both sides' attack maps must name exactly the squares
+//! attacked, and the walk must meet pawns attacking from the a- and h-files, where a shifted
+//! set would wrap around the board.
+
+use ferz_chess::{Bitboard, Color, File, PerftCase, Position, Role, SuiteFormat, Variant, parse_suite};
+
+/// Compares both sides' maps in `pos` and below it, `depth` plies deep; counts the positions
+/// with a pawn on an edge file.
+fn walk(pos: &Position, depth: u32, edge_pawns: &mut usize) {
+    for color in [Color::White, Color::Black] {
+        let expected: Bitboard = Bitboard::FULL.filter(|&sq| pos.is_attacked_by(sq, color)).collect();
+        assert_eq!(pos.attacks_by(color), expected, "{color:?}'s attacks in {}", pos.fen());
+        let edges = Bitboard::from_file(File::A) | Bitboard::from_file(File::H);
+        if (pos.board().pieces(color, Role::Pawn) & edges).is_nonempty() {
+            *edge_pawns += 1;
+        }
+    }
+    if depth == 0 {
+        return;
+    }
+    for &m in &pos.legal_moves() {
+        let mut child = *pos;
+        child.play_unchecked(m);
+        walk(&child, depth - 1, edge_pawns);
+    }
+}
+
+fn walk_suite(name: &str, text: &str, variant: Variant, depth: u32) -> usize {
+    let cases: Vec<PerftCase> = parse_suite(text, SuiteFormat::detect(name, text)).expect("suite parses");
+    let mut edge_pawns = 0;
+    for case in &cases {
+        let variant = if case.chess960 && variant == Variant::Chess { Variant::Chess960 } else { variant };
+        let pos = Position::from_fen(&case.fen, variant).expect("suite positions are legal");
+        walk(&pos, depth, &mut edge_pawns);
+    }
+    edge_pawns
+}
+
+#[test]
+fn tricky_positions_two_plies_deep() {
+    assert!(walk_suite("tricky.perft", include_str!("data/tricky.perft"), Variant::Chess960, 2) > 100);
+}
+
+#[test]
+fn shatranj_positions_two_plies_deep() {
+    assert!(walk_suite("shatranj.perft", include_str!("data/shatranj.perft"), Variant::Shatranj, 2) > 100);
+}

@@ -4,7 +4,9 @@
 //! attacked, and the walk must meet pawns attacking from the a- and h-files, where a shifted
 //! set would wrap around the board.
 
-use ferz_chess::{Bitboard, Color, File, PerftCase, Position, Role, SuiteFormat, Variant, parse_suite};
+mod common;
+
+use ferz_chess::{Bitboard, Color, File, Position, Role, Variant};
 
 /// Compares both sides' maps in `pos` and below it, `depth` plies deep; counts the positions
 /// with a pawn on an edge file.
@@ -28,11 +30,8 @@ fn walk(pos: &Position, depth: u32, edge_pawns: &mut usize) {
 }
 
 fn walk_suite(name: &str, text: &str, variant: Variant, depth: u32) -> usize {
-    let cases: Vec<PerftCase> = parse_suite(text, SuiteFormat::detect(name, text)).expect("suite parses");
     let mut edge_pawns = 0;
-    for case in &cases {
-        let variant = if case.chess960 && variant == Variant::Chess { Variant::Chess960 } else { variant };
-        let pos = Position::from_fen(&case.fen, variant).expect("suite positions are legal");
+    for pos in common::suite_positions(name, text, variant) {
         walk(&pos, depth, &mut edge_pawns);
     }
     edge_pawns

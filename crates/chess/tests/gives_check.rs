@@ -3,7 +3,9 @@
 //! suites are chosen for their special moves (Kiwipete and its kin, Chess960 castling, Shatranj),
 //! and the test asserts that each kind of check occurred, so a walk that misses one fails.
 
-use ferz_chess::{Move, PerftCase, Position, SuiteFormat, Variant, parse_suite};
+mod common;
+
+use ferz_chess::{Move, Position, Variant};
 
 /// How many checking moves of each kind the walk met.
 #[derive(Default, Debug)]
@@ -51,11 +53,8 @@ fn count(pos: &Position, m: Move, child: &Position, seen: &mut Seen) {
 }
 
 fn walk_suite(name: &str, text: &str, variant: Variant, depth: u32) -> Seen {
-    let cases: Vec<PerftCase> = parse_suite(text, SuiteFormat::detect(name, text)).expect("suite parses");
     let mut seen = Seen::default();
-    for case in &cases {
-        let variant = if case.chess960 && variant == Variant::Chess { Variant::Chess960 } else { variant };
-        let pos = Position::from_fen(&case.fen, variant).expect("suite positions are legal");
+    for pos in common::suite_positions(name, text, variant) {
         walk(&pos, depth, &mut seen);
     }
     seen

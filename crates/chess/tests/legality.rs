@@ -4,7 +4,9 @@
 //! checks, Shatranj), in the positions one move after each of the tricky ones, and along random
 //! games of the three variants.
 
-use ferz_chess::{Move, PerftCase, Position, ShatranjArray, SplitMix64, SuiteFormat, Variant, parse_suite};
+mod common;
+
+use ferz_chess::{Move, Position, ShatranjArray, SplitMix64, Variant};
 
 /// Every value a move code can take (`Move::from_u16` refuses the rest).
 fn every_move() -> Vec<Move> {
@@ -22,15 +24,7 @@ fn check(pos: &Position, all: &[Move]) -> usize {
 }
 
 fn positions(name: &str, text: &str, variant: Variant, first: usize) -> Vec<Position> {
-    let cases: Vec<PerftCase> = parse_suite(text, SuiteFormat::detect(name, text)).expect("suite parses");
-    cases
-        .iter()
-        .take(first)
-        .map(|case| {
-            let variant = if case.chess960 && variant == Variant::Chess { Variant::Chess960 } else { variant };
-            Position::from_fen(&case.fen, variant).expect("suite position parses")
-        })
-        .collect()
+    common::suite_positions(name, text, variant).into_iter().take(first).collect()
 }
 
 /// Positions along random games from each variant's start: every eighth ply, and every ply

@@ -471,6 +471,19 @@ impl Position {
             & attackers
     }
 
+    /// Every square `color`'s pawns attack.
+    #[must_use]
+    #[inline]
+    pub fn pawn_attacks_by(&self, color: Color) -> Bitboard {
+        // Pawns capture one file aside: shift the whole set forward, then sideways, dropping
+        // what would wrap around the board's edge.
+        let pawns = self.board.pieces(color, Role::Pawn);
+        let forward = if color == Color::White { pawns.shift_up() } else { pawns.shift_down() };
+        let not_a = !Bitboard::from_file(File::A).0;
+        let not_h = !Bitboard::from_file(File::H).0;
+        Bitboard(((forward.0 << 1) & not_a) | ((forward.0 >> 1) & not_h))
+    }
+
     /// Every square `color`'s pieces attack, sliders blocked by the pieces on the board.
     #[must_use]
     pub fn attacks_by(&self, color: Color) -> Bitboard {
@@ -485,13 +498,7 @@ impl Position {
     fn attacks_by_generic<const SHATRANJ: bool>(&self, color: Color) -> Bitboard {
         let b = &self.board;
         let occupied = b.occupied();
-        // Pawns capture one file aside: shift the whole set forward, then sideways, dropping
-        // what would wrap around the board's edge.
-        let pawns = b.pieces(color, Role::Pawn);
-        let forward = if color == Color::White { pawns.shift_up() } else { pawns.shift_down() };
-        let not_a = !Bitboard::from_file(File::A).0;
-        let not_h = !Bitboard::from_file(File::H).0;
-        let mut attacked = Bitboard(((forward.0 << 1) & not_a) | ((forward.0 >> 1) & not_h));
+        let mut attacked = self.pawn_attacks_by(color);
         for sq in b.pieces(color, Role::Knight) {
             attacked |= knight_attacks(sq);
         }

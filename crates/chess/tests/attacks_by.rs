@@ -1,4 +1,5 @@
-//! `Position::attacks_by` against `is_attacked_by` asked square by square: over the trees of the
+//! `Position::attacks_by` against `is_attacked_by` asked square by square, and
+//! `Position::pawn_attacks_by` against each pawn's attacks: over the trees of the
 //! perft suites' positions (chess with its pawns on every file, Chess960, Shatranj with its
 //! short-range bishops and queens), both sides' attack maps must name exactly the squares
 //! attacked, and the walk must meet pawns attacking from the a- and h-files, where a shifted
@@ -6,7 +7,7 @@
 
 mod common;
 
-use ferz_chess::{Bitboard, Color, File, Position, Role, Variant};
+use ferz_chess::{Bitboard, Color, File, Position, Role, Variant, attacks};
 
 /// Compares both sides' maps in `pos` and below it, `depth` plies deep; counts the positions
 /// with a pawn on an edge file.
@@ -14,6 +15,9 @@ fn walk(pos: &Position, depth: u32, edge_pawns: &mut usize) {
     for color in [Color::White, Color::Black] {
         let expected: Bitboard = Bitboard::FULL.filter(|&sq| pos.is_attacked_by(sq, color)).collect();
         assert_eq!(pos.attacks_by(color), expected, "{color:?}'s attacks in {}", pos.fen());
+        let pawns = pos.board().pieces(color, Role::Pawn);
+        let by_pawns = pawns.fold(Bitboard::EMPTY, |set, sq| set | attacks::pawn_attacks(color, sq));
+        assert_eq!(pos.pawn_attacks_by(color), by_pawns, "{color:?}'s pawn attacks in {}", pos.fen());
         let edges = Bitboard::from_file(File::A) | Bitboard::from_file(File::H);
         if (pos.board().pieces(color, Role::Pawn) & edges).is_nonempty() {
             *edge_pawns += 1;

@@ -7,7 +7,7 @@ use ferz_chess::{Bitboard, MAX_MOVES, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
 use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
-use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN};
+use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN, PAWN_THREAT_ORDERING};
 use crate::see::see_ge;
 
 // The score bands, best first. Every score stays below `TT_MOVE * 2` in magnitude (captures'
@@ -75,6 +75,8 @@ pub struct OrderingHints {
     pub previous: [Option<PieceTo>; 2],
     /// The squares the opponent attacks, which index the butterfly history.
     pub threats: Bitboard,
+    /// The squares the opponent's pawns attack.
+    pub pawn_threats: Bitboard,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -202,6 +204,7 @@ impl<'a> MovePicker<'a> {
             COUNTERMOVE
         } else {
             quiet_score(pos, m, histories, self.continuations, self.hints.threats)
+                + pawn_threat_score(pos, m, self.hints.pawn_threats)
         }
     }
 }
@@ -228,6 +231,25 @@ fn tactical_score(pos: &Position, m: Move, histories: &Histories) -> i32 {
     16 * (victim + promotion) - piece_value(variant, mover.role) + history / 32
 }
 
+/// The ordering bonus of a quiet piece move that leaves a square an enemy pawn attacks for one
+/// it does not, or the malus of one that steps onto such a square: a piece attacked by a pawn
+/// is lost unless it moves, and one that steps into a pawn's attack is lost for a pawn.
+#[inline]
+fn pawn_threat_score(pos: &Position, m: Move, pawn_threats: Bitboard) -> i32 {
+    let Some(mover) = pos.board().piece_at(m.from()) else { return 0 };
+    if matches!(mover.role, Role::Pawn | Role::King) {
+        return 0;
+    }
+    let value = PAWN_THREAT_ORDERING.get(pos.variant()) * piece_value(pos.variant(), mover.role);
+    if pawn_threats.contains(m.to()) {
+        -value
+    } else if pawn_threats.contains(m.from()) {
+        value
+    } else {
+        0
+    }
+}
+
 /// The history score of a quiet move: butterfly plus continuation from one and two plies back.
 #[inline]
 pub fn quiet_score(
@@ -244,7 +266,7 @@ pub fn quiet_score(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferz_chess::{SplitMix64, Square, Variant};
+    use ferz_chess::{Color, SplitMix64, Square, Variant};
 
     /// Selection as a scan that keeps the first maximum and swaps it forward: the order the
     /// packed selection must reproduce, ties included.
@@ -361,5 +383,31 @@ mod tests {
             }
         }
         assert!(pack(5, 3) > pack(5, 4) && pack(5, 4) > pack(4, 0));
+    }
+
+    /// A knight a pawn attacks gains its value's multiple for leaving, loses it for stepping
+    /// onto another square a pawn attacks; pawn and king moves, and pieces no pawn troubles,
+    /// score nothing.
+    #[test]
+    fn a_piece_is_ordered_out_of_a_pawns_attack_and_not_into_one() {
+        // The black pawn on d6 attacks the knight on e5 and the squares c5 and e5.
+        let pos = Position::from_fen("4k3/8/3p4/4N3/8/8/3P4/4K3 w - - 0 1", Variant::Chess).expect("a valid FEN");
+        let threats = pos.pawn_attacks_by(Color::Black);
+        let score = |uci: &str| pawn_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), threats);
+        let knight = PAWN_THREAT_ORDERING.get(Variant::Chess) * piece_value(Variant::Chess, Role::Knight);
+        assert!(knight > 0);
+        assert_eq!(score("e5f3"), knight, "leaves the attack");
+        assert_eq!(score("e5c4"), knight, "leaves the attack");
+        assert_eq!(score("d2d4"), 0, "a pawn");
+        assert_eq!(score("e1f1"), 0, "the king");
+        let pos = Position::from_fen("4k3/8/3p4/8/3N4/8/8/4K3 w - - 0 1", Variant::Chess).expect("a valid FEN");
+        let threats = pos.pawn_attacks_by(Color::Black);
+        let score = |uci: &str| pawn_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), threats);
+        assert_eq!(score("d4e6"), 0, "out of reach");
+        assert_eq!(score("d4c2"), 0, "out of reach");
+        let into = Position::from_fen("4k3/8/3p4/8/8/3N4/8/4K3 w - - 0 1", Variant::Chess).expect("a valid FEN");
+        let threats = into.pawn_attacks_by(Color::Black);
+        let m = into.parse_uci("d3e5").expect("a legal move");
+        assert_eq!(pawn_threat_score(&into, m, threats), -knight, "steps into the attack");
     }
 }

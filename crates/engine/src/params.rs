@@ -272,6 +272,10 @@ tunables! {
     GOOD_CAPTURE_SEE_MARGIN = 50 in 0..=200 step 10;
     /// Move ordering: capture history counts `1/this` against eight times the victim's value.
     CAPTURE_HISTORY_DIVISOR = 16 in 4..=64 step 3;
+    /// Move ordering: a quiet piece move (not a pawn's or the king's) that leaves a square an
+    /// enemy pawn attacks for one it does not gains this many times the piece's value, and one
+    /// that steps onto such a square loses as much.
+    PAWN_THREAT_ORDERING = 16 (shatranj 0) in 0..=48 step 4 (before 0);
 
     /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
     /// even winning the piece, is skipped.

@@ -554,7 +554,8 @@ impl Worker {
         let continuations = ContinuationRows::of(previous);
         let threats = if HISTORY_THREATS.get(variant) != 0 { pos.attacks_by(!pos.turn()) } else { Bitboard::EMPTY };
         let mut moves = MoveList::new();
-        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous, threats };
+        let pawn_threats = pos.pawn_attacks_by(!pos.turn());
+        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous, threats, pawn_threats };
         let Some(mut picker) = MovePicker::new(pos, &mut moves, hints) else {
             // Checkmate, or stalemate: a draw in chess, a loss for the stalemated side in Shatranj.
             return if in_check || pos.variant() == Variant::Shatranj { mated_in(ply) } else { 0 };

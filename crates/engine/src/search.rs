@@ -682,7 +682,7 @@ impl Worker {
                         }
                     }
                     if score >= beta {
-                        self.reward(pos, mv, depth, ply, (previous, threats), &quiets_tried, &captures_tried);
+                        self.reward(pos, mv, depth, ply, &hints, &quiets_tried, &captures_tried);
                         break;
                     }
                 }
@@ -725,7 +725,8 @@ impl Worker {
         best_score
     }
 
-    /// Updates killers and histories after `best` caused a beta cutoff.
+    /// Updates killers and histories after `best` caused a beta cutoff; `hints` are the node's
+    /// (its earlier moves and the opponent's attacks index the histories).
     #[allow(clippy::too_many_arguments)]
     fn reward(
         &mut self,
@@ -733,7 +734,7 @@ impl Worker {
         best: Move,
         depth: i32,
         ply: usize,
-        (previous, threats): ([Option<PieceTo>; 2], Bitboard),
+        hints: &OrderingHints,
         quiets: &[Move],
         captures: &[Move],
     ) {
@@ -747,12 +748,12 @@ impl Worker {
             if frame.killers[0] != Some(best) {
                 frame.killers = [Some(best), frame.killers[0]];
             }
-            self.histories.set_countermove(previous[0], best);
+            self.histories.set_countermove(hints.previous[0], best);
             for (m, b) in std::iter::once((best, bonus)).chain(quiets.iter().map(|&m| (m, -bonus))) {
                 let piece = piece_of(m);
-                self.histories.update_quiet(us, m, threats, b);
-                self.histories.update_continuation(previous[0], piece, m.to(), b);
-                self.histories.update_continuation(previous[1], piece, m.to(), b);
+                self.histories.update_quiet(us, m, hints.threats, b);
+                self.histories.update_continuation(hints.previous[0], piece, m.to(), b);
+                self.histories.update_continuation(hints.previous[1], piece, m.to(), b);
             }
         } else if let Some(victim) = captured_role(pos, best) {
             self.histories.update_capture(piece_of(best), best.to(), victim, bonus);

@@ -52,7 +52,8 @@ pub use perft::{
 };
 pub use pgn::{PgnGame, PgnMove, civil_date, parse_pgn, pgn_date_today, setup_tags, wrap_movetext, write_pgn};
 pub use position::{
-    CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN, ShatranjArray,
+    AttackLayers, CastlingNotation, CastlingSide, FenError, IllegalMoveError, Position, PositionError, STANDARD_FEN,
+    ShatranjArray,
 };
 pub use random::SplitMix64;
 pub use role::{ByRole, Piece, Role};

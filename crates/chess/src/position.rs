@@ -245,6 +245,21 @@ impl ShatranjArray {
 /// The standard chess start position.
 pub const STANDARD_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// The squares one side attacks, by the rank of the attackers; each set holds the ones before
+/// it, so that a piece is attacked by something worth less than itself when it stands in the set
+/// below its own rank ([`Position::attack_layers`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AttackLayers {
+    /// The squares the pawns attack.
+    pub pawns: Bitboard,
+    /// The squares the pawns, knights and bishops (alfils) attack.
+    pub minors: Bitboard,
+    /// The squares the pawns, minor pieces and rooks attack.
+    pub rooks: Bitboard,
+    /// The squares any piece attacks.
+    pub all: Bitboard,
+}
+
 impl Position {
     /// The start position of `variant`: the standard array for chess and Chess960 (Scharnagl
     /// 518), kings on the d-file for Shatranj.
@@ -487,34 +502,44 @@ impl Position {
     /// Every square `color`'s pieces attack, sliders blocked by the pieces on the board.
     #[must_use]
     pub fn attacks_by(&self, color: Color) -> Bitboard {
+        self.attack_layers(color).all
+    }
+
+    /// The squares `color` attacks, gathered by the attackers' rank: pawns, then minor pieces,
+    /// then rooks, then every piece (sliders blocked by the pieces on the board).
+    #[must_use]
+    pub fn attack_layers(&self, color: Color) -> AttackLayers {
         if self.variant.is_shatranj() {
-            self.attacks_by_generic::<true>(color)
+            self.attack_layers_generic::<true>(color)
         } else {
-            self.attacks_by_generic::<false>(color)
+            self.attack_layers_generic::<false>(color)
         }
     }
 
     #[inline(always)]
-    fn attacks_by_generic<const SHATRANJ: bool>(&self, color: Color) -> Bitboard {
+    fn attack_layers_generic<const SHATRANJ: bool>(&self, color: Color) -> AttackLayers {
         let b = &self.board;
         let occupied = b.occupied();
-        let mut attacked = self.pawn_attacks_by(color);
+        let pawns = self.pawn_attacks_by(color);
+        let mut minors = pawns;
         for sq in b.pieces(color, Role::Knight) {
-            attacked |= knight_attacks(sq);
+            minors |= knight_attacks(sq);
         }
         for sq in b.pieces(color, Role::Bishop) {
-            attacked |= if SHATRANJ { alfil_attacks(sq) } else { bishop_attacks(sq, occupied) };
+            minors |= if SHATRANJ { alfil_attacks(sq) } else { bishop_attacks(sq, occupied) };
         }
+        let mut rooks = minors;
         for sq in b.pieces(color, Role::Rook) {
-            attacked |= rook_attacks(sq, occupied);
+            rooks |= rook_attacks(sq, occupied);
         }
+        let mut all = rooks;
         for sq in b.pieces(color, Role::Queen) {
-            attacked |= if SHATRANJ { ferz_attacks(sq) } else { queen_attacks(sq, occupied) };
+            all |= if SHATRANJ { ferz_attacks(sq) } else { queen_attacks(sq, occupied) };
         }
         for sq in b.pieces(color, Role::King) {
-            attacked |= king_attacks(sq);
+            all |= king_attacks(sq);
         }
-        attacked
+        AttackLayers { pawns, minors, rooks, all }
     }
 
     /// Whether `color`'s pieces attack `sq` in this position.

@@ -3,11 +3,11 @@
 //! node on its own; in a full-width node the other moves are not even generated until then.
 
 use arrayvec::ArrayVec;
-use ferz_chess::{Bitboard, MAX_MOVES, Move, MoveList, Position, Role};
+use ferz_chess::{AttackLayers, Bitboard, MAX_MOVES, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
 use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
-use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN, PAWN_THREAT_ORDERING};
+use crate::params::{CAPTURE_HISTORY_DIVISOR, GOOD_CAPTURE_SEE_MARGIN, GRADED_THREAT_ORDERING, PAWN_THREAT_ORDERING};
 use crate::see::see_ge;
 
 // The score bands, best first. Every score stays below `TT_MOVE * 2` in magnitude (captures'
@@ -75,8 +75,8 @@ pub struct OrderingHints {
     pub previous: [Option<PieceTo>; 2],
     /// The squares the opponent attacks, which index the butterfly history.
     pub threats: Bitboard,
-    /// The squares the opponent's pawns attack.
-    pub pawn_threats: Bitboard,
+    /// The squares the opponent attacks, by the rank of its attackers.
+    pub attacks: AttackLayers,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -204,7 +204,7 @@ impl<'a> MovePicker<'a> {
             COUNTERMOVE
         } else {
             quiet_score(pos, m, histories, self.continuations, self.hints.threats)
-                + pawn_threat_score(pos, m, self.hints.pawn_threats)
+                + lesser_threat_score(pos, m, &self.hints.attacks)
         }
     }
 }
@@ -231,19 +231,26 @@ fn tactical_score(pos: &Position, m: Move, histories: &Histories) -> i32 {
     16 * (victim + promotion) - piece_value(variant, mover.role) + history / 32
 }
 
-/// The ordering bonus of a quiet piece move that leaves a square an enemy pawn attacks for one
-/// it does not, or the malus of one that steps onto such a square: a piece attacked by a pawn
-/// is lost unless it moves, and one that steps into a pawn's attack is lost for a pawn.
+/// The ordering bonus of a quiet piece move that leaves a square an enemy piece worth less
+/// attacks for one no such piece attacks, or the malus of one that steps onto such a square: a
+/// piece attacked by a lesser one is lost unless it moves, and one that steps into such an
+/// attack is lost for less. With `GRADED_THREAT_ORDERING` at 0, pawns are the only lesser
+/// attackers.
 #[inline]
-fn pawn_threat_score(pos: &Position, m: Move, pawn_threats: Bitboard) -> i32 {
+fn lesser_threat_score(pos: &Position, m: Move, attacks: &AttackLayers) -> i32 {
     let Some(mover) = pos.board().piece_at(m.from()) else { return 0 };
-    if matches!(mover.role, Role::Pawn | Role::King) {
-        return 0;
-    }
+    let graded = GRADED_THREAT_ORDERING.get(pos.variant()) != 0;
+    let lesser = match mover.role {
+        Role::Knight | Role::Bishop => attacks.pawns,
+        Role::Rook if graded => attacks.minors,
+        Role::Queen if graded => attacks.rooks,
+        Role::Rook | Role::Queen => attacks.pawns,
+        Role::Pawn | Role::King => return 0,
+    };
     let value = PAWN_THREAT_ORDERING.get(pos.variant()) * piece_value(pos.variant(), mover.role);
-    if pawn_threats.contains(m.to()) {
+    if lesser.contains(m.to()) {
         -value
-    } else if pawn_threats.contains(m.from()) {
+    } else if lesser.contains(m.from()) {
         value
     } else {
         0
@@ -392,8 +399,8 @@ mod tests {
     fn a_piece_is_ordered_out_of_a_pawns_attack_and_not_into_one() {
         // The black pawn on d6 attacks the knight on e5 and the squares c5 and e5.
         let pos = Position::from_fen("4k3/8/3p4/4N3/8/8/3P4/4K3 w - - 0 1", Variant::Chess).expect("a valid FEN");
-        let threats = pos.pawn_attacks_by(Color::Black);
-        let score = |uci: &str| pawn_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), threats);
+        let threats = pos.attack_layers(Color::Black);
+        let score = |uci: &str| lesser_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), &threats);
         let knight = PAWN_THREAT_ORDERING.get(Variant::Chess) * piece_value(Variant::Chess, Role::Knight);
         assert!(knight > 0);
         assert_eq!(score("e5f3"), knight, "leaves the attack");
@@ -401,13 +408,32 @@ mod tests {
         assert_eq!(score("d2d4"), 0, "a pawn");
         assert_eq!(score("e1f1"), 0, "the king");
         let pos = Position::from_fen("4k3/8/3p4/8/3N4/8/8/4K3 w - - 0 1", Variant::Chess).expect("a valid FEN");
-        let threats = pos.pawn_attacks_by(Color::Black);
-        let score = |uci: &str| pawn_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), threats);
+        let threats = pos.attack_layers(Color::Black);
+        let score = |uci: &str| lesser_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), &threats);
         assert_eq!(score("d4e6"), 0, "out of reach");
         assert_eq!(score("d4c2"), 0, "out of reach");
         let into = Position::from_fen("4k3/8/3p4/8/8/3N4/8/4K3 w - - 0 1", Variant::Chess).expect("a valid FEN");
-        let threats = into.pawn_attacks_by(Color::Black);
+        let threats = into.attack_layers(Color::Black);
         let m = into.parse_uci("d3e5").expect("a legal move");
-        assert_eq!(pawn_threat_score(&into, m, threats), -knight, "steps into the attack");
+        assert_eq!(lesser_threat_score(&into, m, &threats), -knight, "steps into the attack");
+    }
+
+    /// A rook a knight attacks is ordered out of the attack and not into another knight's
+    /// attack, a queen not into a rook's; a queen's attack on a square does not count.
+    #[test]
+    fn a_piece_is_ordered_out_of_a_lesser_pieces_attack() {
+        let variant = Variant::Chess;
+        let value = |role| PAWN_THREAT_ORDERING.get(variant) * piece_value(variant, role);
+        // The black knight on d6 attacks b5, b7, c4, c8, e4, e8, f5 and f7; the black rook on
+        // h1 attacks the first rank; the black queen on h8 attacks e5 and the h-file.
+        let pos = Position::from_fen("4k2q/8/3n4/1R6/8/K7/3Q4/7r w - - 0 1", variant).expect("a valid FEN");
+        let threats = pos.attack_layers(Color::Black);
+        let score = |uci: &str| lesser_threat_score(&pos, pos.parse_uci(uci).expect("a legal move"), &threats);
+        assert!(value(Role::Rook) > 0);
+        assert_eq!(score("b5b3"), value(Role::Rook), "a rook leaves a knight's attack");
+        assert_eq!(score("b5e5"), value(Role::Rook), "the queen's attack on e5 is not a lesser one");
+        assert_eq!(score("b5f5"), -value(Role::Rook), "a rook steps into a knight's attack");
+        assert_eq!(score("d2d1"), -value(Role::Queen), "a queen steps into a rook's attack");
+        assert_eq!(score("d2d3"), 0, "a queen out of reach");
     }
 }

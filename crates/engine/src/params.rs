@@ -265,7 +265,7 @@ tunables! {
     /// 1: the butterfly history keeps a quiet move's scores apart by whether the opponent
     /// attacks its origin and its target (the same move is good for escaping an attack and bad
     /// for walking into one); 0: one score per origin and target.
-    HISTORY_THREATS = 1 (shatranj 0) in 0..=1 step 1 (before 0);
+    HISTORY_THREATS = 1 in 0..=1 step 1 (before 0);
 
     /// Move ordering: a capture is ordered with the good ones when it loses at most this much
     /// in exchanges.
@@ -275,7 +275,11 @@ tunables! {
     /// Move ordering: a quiet piece move (not a pawn's or the king's) that leaves a square an
     /// enemy pawn attacks for one it does not gains this many times the piece's value, and one
     /// that steps onto such a square loses as much.
-    PAWN_THREAT_ORDERING = 16 (shatranj 0) in 0..=48 step 4 (before 0);
+    PAWN_THREAT_ORDERING = 16 in 0..=48 step 4 (before 0);
+    /// 1: the ordering bonus of [`PAWN_THREAT_ORDERING`] also takes a rook from a square a
+    /// knight or bishop attacks, and a queen from one a rook or minor piece attacks; 0: only
+    /// pawns' attacks count.
+    GRADED_THREAT_ORDERING = 1 (shatranj 0) in 0..=1 step 1 (before 0);
 
     /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
     /// even winning the piece, is skipped.

@@ -552,10 +552,10 @@ impl Worker {
             self.frames[ply.saturating_sub(2)].moved.filter(|_| ply >= 2),
         ];
         let continuations = ContinuationRows::of(previous);
-        let threats = if HISTORY_THREATS.get(variant) != 0 { pos.attacks_by(!pos.turn()) } else { Bitboard::EMPTY };
+        let attacks = pos.attack_layers(!pos.turn());
+        let threats = if HISTORY_THREATS.get(variant) != 0 { attacks.all } else { Bitboard::EMPTY };
         let mut moves = MoveList::new();
-        let pawn_threats = pos.pawn_attacks_by(!pos.turn());
-        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous, threats, pawn_threats };
+        let hints = OrderingHints { tt_move, killers: self.frames[ply].killers, previous, threats, attacks };
         let Some(mut picker) = MovePicker::new(pos, &mut moves, hints) else {
             // Checkmate, or stalemate: a draw in chess, a loss for the stalemated side in Shatranj.
             return if in_check || pos.variant() == Variant::Shatranj { mated_in(ply) } else { 0 };

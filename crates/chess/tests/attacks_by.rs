@@ -1,9 +1,9 @@
 //! `Position::attacks_by` against `is_attacked_by` asked square by square, and
-//! `Position::pawn_attacks_by` and `Position::attack_layers` against each piece's attacks: over the trees of the
-//! perft suites' positions (chess with its pawns on every file, Chess960, Shatranj with its
-//! short-range bishops and queens), both sides' attack maps must name exactly the squares
-//! attacked, and the walk must meet pawns attacking from the a- and h-files, where a shifted
-//! set would wrap around the board.
+//! `Position::pawn_attacks_by` and `Position::attack_layers` against each piece's own attacks:
+//! over the trees of the perft suites' positions (chess with its pawns on every file, Chess960,
+//! Shatranj with its short-range bishops and queens), both sides' attack maps must name exactly
+//! the squares attacked, and the walk must meet pawns attacking from the a- and h-files, where a
+//! shifted set would wrap around the board.
 
 mod common;
 

@@ -480,23 +480,10 @@ impl Worker {
         // The static evaluation (stored in the table) and its corrected form.
         let raw_eval = if in_check { -INFINITY } else { tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval) };
         let static_eval = if in_check { -INFINITY } else { self.histories.corrected_eval(pos, raw_eval) };
-        let eval = if in_check {
-            -INFINITY
-        } else {
-            let raw = static_eval;
-            // A bound from the table is a better estimate than the static evaluation.
-            match tt_entry {
-                Some(e) if !is_mate(e.score) => {
-                    let score = from_tt(e.score, ply);
-                    match e.bound {
-                        Bound::Lower if score > raw => score,
-                        Bound::Upper if score < raw => score,
-                        Bound::Exact => score,
-                        _ => raw,
-                    }
-                }
-                _ => raw,
-            }
+        let eval = match tt_entry {
+            _ if in_check => -INFINITY,
+            Some(e) => refined_eval(&e, ply, static_eval),
+            None => static_eval,
         };
         self.frames[ply].eval = static_eval;
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
@@ -786,6 +773,8 @@ impl Worker {
         let tt_move = tt_entry.and_then(|e| e.mv);
         let mut moves = MoveList::new();
         let stand_pat;
+        // What the table keeps as this position's evaluation: the static one, never a bound.
+        let mut stored_eval = 0;
         let mut picker = if in_check {
             stand_pat = -INFINITY;
             let Some(evasions) =
@@ -795,7 +784,11 @@ impl Worker {
             };
             evasions
         } else {
-            stand_pat = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
+            stored_eval = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
+            stand_pat = match tt_entry {
+                Some(e) if QS_TT_STAND_PAT.get(pos.variant()) != 0 => refined_eval(&e, ply, stored_eval),
+                _ => stored_eval,
+            };
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -843,9 +836,27 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        let eval = if in_check { 0 } else { stand_pat };
-        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound });
+        shared
+            .tt
+            .store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval: stored_eval, depth: 0, bound });
         best_score
+    }
+}
+
+/// The better estimate of a position's value than its evaluation `eval`: the stored score
+/// where its bound says the true value lies beyond `eval` (mate scores aside: a bound on a mate
+/// says nothing about the position's standing).
+#[inline]
+fn refined_eval(entry: &TtEntry, ply: usize, eval: i32) -> i32 {
+    if is_mate(entry.score) {
+        return eval;
+    }
+    let score = from_tt(entry.score, ply);
+    match entry.bound {
+        Bound::Lower if score > eval => score,
+        Bound::Upper if score < eval => score,
+        Bound::Exact => score,
+        _ => eval,
     }
 }
 
@@ -859,4 +870,29 @@ fn tt_cutoff(entry: &TtEntry, ply: usize, alpha: i32, beta: i32) -> Option<i32> 
         Bound::Upper => score <= alpha,
     };
     settles.then_some(score)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(score: i32, bound: Bound) -> TtEntry {
+        TtEntry { mv: None, score: to_tt(score, 3), eval: 0, depth: 4, bound }
+    }
+
+    #[test]
+    fn a_bound_beyond_the_evaluation_replaces_it_and_one_short_of_it_does_not() {
+        let eval = 40;
+        assert_eq!(refined_eval(&entry(90, Bound::Lower), 3, eval), 90, "at least 90 is better than 40");
+        assert_eq!(refined_eval(&entry(10, Bound::Lower), 3, eval), eval, "at least 10 says nothing against 40");
+        assert_eq!(refined_eval(&entry(-20, Bound::Upper), 3, eval), -20, "at most -20 is better than 40");
+        assert_eq!(refined_eval(&entry(70, Bound::Upper), 3, eval), eval, "at most 70 says nothing against 40");
+        assert_eq!(refined_eval(&entry(10, Bound::Exact), 3, eval), 10, "an exact score is the value");
+    }
+
+    #[test]
+    fn a_mate_bound_leaves_the_evaluation() {
+        assert_eq!(refined_eval(&entry(mate_in(7), Bound::Lower), 3, 40), 40);
+        assert_eq!(refined_eval(&entry(mated_in(9), Bound::Exact), 3, 40), 40);
+    }
 }

@@ -281,11 +281,6 @@ tunables! {
     /// pawns' attacks count.
     GRADED_THREAT_ORDERING = 1 (shatranj 0) in 0..=1 step 1 (before 0);
 
-    /// 1: the quiescence search stands pat on the table's score where its bound says the true
-    /// value lies beyond the static evaluation, as the full-width search does with its
-    /// evaluation; 0: on the static evaluation alone. Off: it won at 5,000 nodes in self-play
-    /// and lost ground against Stockfish at 10+0.1 (docs/measurements.md).
-    QS_TT_STAND_PAT = 0 in 0..=1 step 1;
     /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
     /// even winning the piece, is skipped.
     DELTA_MARGIN = 213 (shatranj 200) in 50..=500 step 20;

@@ -480,11 +480,9 @@ impl Worker {
         // The static evaluation (stored in the table) and its corrected form.
         let raw_eval = if in_check { -INFINITY } else { tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval) };
         let static_eval = if in_check { -INFINITY } else { self.histories.corrected_eval(pos, raw_eval) };
-        let eval = match tt_entry {
-            _ if in_check => -INFINITY,
-            Some(e) => refined_eval(&e, ply, static_eval),
-            None => static_eval,
-        };
+        // A bound from the table is a better estimate than the static evaluation.
+        let eval =
+            if in_check { -INFINITY } else { tt_entry.map_or(static_eval, |e| refined_eval(&e, ply, static_eval)) };
         self.frames[ply].eval = static_eval;
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
         self.frames[ply + 1].killers = [None; 2];
@@ -773,8 +771,6 @@ impl Worker {
         let tt_move = tt_entry.and_then(|e| e.mv);
         let mut moves = MoveList::new();
         let stand_pat;
-        // What the table keeps as this position's evaluation: the static one, never a bound.
-        let mut stored_eval = 0;
         let mut picker = if in_check {
             stand_pat = -INFINITY;
             let Some(evasions) =
@@ -784,11 +780,7 @@ impl Worker {
             };
             evasions
         } else {
-            stored_eval = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
-            stand_pat = match tt_entry {
-                Some(e) if QS_TT_STAND_PAT.get(pos.variant()) != 0 => refined_eval(&e, ply, stored_eval),
-                _ => stored_eval,
-            };
+            stand_pat = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -836,9 +828,8 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        shared
-            .tt
-            .store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval: stored_eval, depth: 0, bound });
+        let eval = if in_check { 0 } else { stand_pat };
+        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound });
         best_score
     }
 }

@@ -228,11 +228,6 @@ tunables! {
     /// 0: a fail-low node's bound is its best searched move's score.
     FUTILITY_RAISES_BEST = 0 in 0..=1 step 1 (before 0);
 
-    /// History pruning of quiet moves: at most this depth (0: none)...
-    HISTORY_PRUNE_MAX_DEPTH = 0 in 0..=8 step 1 (before 0);
-    /// ...when the move's history (butterfly and continuation) is below minus this per ply.
-    HISTORY_PRUNE_MARGIN = 3500 in 1000..=12000 step 400;
-
     /// SEE pruning of quiet moves: at most this depth...
     SEE_QUIET_MAX_DEPTH = 7 in 3..=12 step 1;
     /// ...when the move loses more than this times depth² in exchanges.
@@ -241,14 +236,6 @@ tunables! {
     SEE_CAPTURE_MAX_DEPTH = 6 in 3..=12 step 1;
     /// ...when the capture loses more than this times depth.
     SEE_CAPTURE_MARGIN = 91 (shatranj 90) in 30..=200 step 8;
-
-    /// 1: ProbCut: at a non-PV node, a capture whose shallow search beats beta by
-    /// [`PROBCUT_MARGIN`] ends the node; 0: no ProbCut.
-    PROBCUT = 0 in 0..=1 step 1 (before 0);
-    /// ProbCut from this depth on (its verification searches four plies shallower).
-    PROBCUT_MIN_DEPTH = 5 in 3..=8 step 1;
-    /// ProbCut's margin above beta.
-    PROBCUT_MARGIN = 200 in 80..=400 step 15;
 
     /// Singular extensions: from this depth on...
     SINGULAR_MIN_DEPTH = 8 in 4..=12 step 1;
@@ -270,12 +257,6 @@ tunables! {
     /// Quiet moves are reduced this many plies more when the table move is a capture or a
     /// promotion: the node's best line is then likely tactical, and a quiet move seldom refutes it.
     LMR_TT_CAPTURE = 1 (shatranj 0) in 0..=2 step 1 (before 0);
-    /// 1: a reduced search that beats alpha is searched again one ply deeper when it beats the
-    /// best score by far (`LMR_DEEPER_MARGIN` + 2 per ply), and one ply shallower when it
-    /// barely beats it; 0: at the full depth always.
-    LMR_DEEPER_SHALLOWER = 0 in 0..=1 step 1 (before 0);
-    /// See [`LMR_DEEPER_SHALLOWER`].
-    LMR_DEEPER_MARGIN = 40 in 10..=120 step 6;
     /// One ply less reduction per this much quiet-move history.
     LMR_HISTORY_DIVISOR = 7905 (shatranj 8000) in 2000..=20000 step 600;
 
@@ -305,9 +286,6 @@ tunables! {
     /// pawns' attacks count.
     GRADED_THREAT_ORDERING = 1 (shatranj 0) in 0..=1 step 1 (before 0);
 
-    /// 1: the quiescence search stands pat on the evaluation corrected by the correction
-    /// history, as the full-width search prunes by it; 0: on the raw evaluation.
-    QS_CORRECTED_EVAL = 0 in 0..=1 step 1 (before 0);
     /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
     /// even winning the piece, is skipped.
     DELTA_MARGIN = 213 (shatranj 200) in 50..=500 step 20;

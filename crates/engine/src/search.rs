@@ -525,13 +525,6 @@ impl Worker {
                     return if is_mate(score) { beta } else { score };
                 }
             }
-            if PROBCUT.get(variant) != 0
-                && depth >= PROBCUT_MIN_DEPTH.get(variant)
-                && let Some(score) =
-                    self.probcut(pos, depth, beta, ply, cut_node, tt_entry, (raw_eval, static_eval), shared)
-            {
-                return score;
-            }
         }
 
         // Internal iterative reduction: without a table move this node is likely unimportant.
@@ -575,9 +568,6 @@ impl Worker {
                     // Late-move pruning, futility pruning, and quiet moves that lose material.
                     move_count as i32 > lmp_limit
                         || futile
-                        || (depth <= HISTORY_PRUNE_MAX_DEPTH.get(variant)
-                            && quiet_score(pos, mv, &self.histories, continuations, threats)
-                                < -HISTORY_PRUNE_MARGIN.get(variant) * depth)
                         || (depth <= SEE_QUIET_MAX_DEPTH.get(variant)
                             && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get(variant) * depth * depth))
                 } else {
@@ -652,17 +642,7 @@ impl Worker {
                 let reduced = (new_depth - reduction.max(0)).clamp(1, new_depth.max(1));
                 score = -self.negamax::<false>(&child, reduced, -alpha - 1, -alpha, ply + 1, true, shared);
                 if score > alpha && reduced < new_depth {
-                    // How far the reduced search beat the best score says how deep to verify it.
-                    let full = if LMR_DEEPER_SHALLOWER.get(variant) != 0 {
-                        let deeper = score > best_score + LMR_DEEPER_MARGIN.get(variant) + 2 * new_depth;
-                        let shallower = score < best_score + new_depth;
-                        new_depth + i32::from(deeper) - i32::from(shallower)
-                    } else {
-                        new_depth
-                    };
-                    if full > reduced {
-                        score = -self.negamax::<false>(&child, full, -alpha - 1, -alpha, ply + 1, !cut_node, shared);
-                    }
+                    score = -self.negamax::<false>(&child, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node, shared);
                 }
             } else if !PV || move_count > 1 {
                 score = -self.negamax::<false>(&child, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node, shared);
@@ -776,81 +756,6 @@ impl Worker {
         }
     }
 
-    /// ProbCut: at a non-PV node of `depth`, a capture that wins at least
-    /// [`PROBCUT_MARGIN`] beyond what beta needs, by the quiescence search and then by a search
-    /// four plies shallower, almost surely beats beta at full depth too. Returns the node's
-    /// score (a lower bound, also stored in the table) when one does.
-    #[allow(clippy::too_many_arguments)]
-    fn probcut(
-        &mut self,
-        pos: &Position,
-        depth: i32,
-        beta: i32,
-        ply: usize,
-        cut_node: bool,
-        tt_entry: Option<TtEntry>,
-        (raw_eval, static_eval): (i32, i32),
-        shared: &SharedSearch<'_>,
-    ) -> Option<i32> {
-        let variant = pos.variant();
-        let probcut_beta = beta + PROBCUT_MARGIN.get(variant);
-        let verification_depth = depth - 4;
-        if is_mate(beta) || is_mate(probcut_beta) {
-            return None;
-        }
-        // A table entry about as deep as the verification that already falls short: no capture
-        // is likely to do better.
-        if tt_entry.is_some_and(|e| {
-            e.depth > verification_depth && !is_mate(e.score) && from_tt(e.score, ply) < probcut_beta
-        }) {
-            return None;
-        }
-        let tt_move = tt_entry.and_then(|e| e.mv).filter(|&m| !is_quiet(pos, m));
-        let mut moves = MoveList::new();
-        let mut picker = MovePicker::new_tactical(pos, &mut moves, tt_move);
-        while let Some((mv, _)) = picker.next(pos, &self.histories) {
-            // Only a capture whose exchanges alone already make up the distance is worth trying.
-            if !see_ge(pos, mv, probcut_beta - static_eval) {
-                continue;
-            }
-            let mut child = *pos;
-            child.play_unchecked(mv);
-            shared.tt.prefetch(child.key());
-            self.enter(pos, mv, &child, ply);
-            let mut score = -self.quiescence::<false>(&child, -probcut_beta, -probcut_beta + 1, ply + 1, shared);
-            if score >= probcut_beta && verification_depth > 0 {
-                score = -self.negamax::<false>(
-                    &child,
-                    verification_depth,
-                    -probcut_beta,
-                    -probcut_beta + 1,
-                    ply + 1,
-                    !cut_node,
-                    shared,
-                );
-            }
-            self.keys.pop();
-            if self.stopped {
-                return Some(0);
-            }
-            if score >= probcut_beta {
-                shared.tt.store(
-                    pos.key(),
-                    TtEntry {
-                        mv: Some(mv),
-                        score: to_tt(score, ply),
-                        eval: raw_eval,
-                        depth: verification_depth + 1,
-                        bound: Bound::Lower,
-                    },
-                );
-                // The margin is handed back: the node is known to beat beta, not probcut_beta.
-                return Some(if is_mate(score) { beta } else { score - (probcut_beta - beta) });
-            }
-        }
-        None
-    }
-
     fn quiescence<const PV: bool>(
         &mut self,
         pos: &Position,
@@ -871,11 +776,9 @@ impl Worker {
         let in_check = pos.is_check();
         let tt_move = tt_entry.and_then(|e| e.mv);
         let mut moves = MoveList::new();
-        // The table keeps the raw evaluation (the correction changes as the search learns).
-        let (stand_pat, raw_eval);
+        let stand_pat;
         let mut picker = if in_check {
             stand_pat = -INFINITY;
-            raw_eval = 0;
             let Some(evasions) =
                 MovePicker::new(pos, &mut moves, OrderingHints { tt_move, ..OrderingHints::default() })
             else {
@@ -883,12 +786,7 @@ impl Worker {
             };
             evasions
         } else {
-            raw_eval = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
-            stand_pat = if QS_CORRECTED_EVAL.get(pos.variant()) != 0 {
-                self.histories.corrected_eval(pos, raw_eval)
-            } else {
-                raw_eval
-            };
+            stand_pat = tt_entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval);
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -936,7 +834,8 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval: raw_eval, depth: 0, bound });
+        let eval = if in_check { 0 } else { stand_pat };
+        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound });
         best_score
     }
 }

@@ -562,8 +562,10 @@ impl Worker {
             move_count += 1;
             let quiet = is_quiet(pos, mv);
             if best_score > -MATE_BOUND && !in_check && Self::has_pieces(pos) {
-                let futility_value = eval + FUTILITY_BASE.get(variant) + FUTILITY_PER_DEPTH.get(variant) * depth;
-                let futile = quiet && depth <= FUTILITY_MAX_DEPTH.get(variant) && futility_value <= alpha;
+                // Computed only for a quiet move within the futility depth (a closure, so that
+                // captures and deeper nodes pay nothing for it).
+                let futility_value = || eval + FUTILITY_BASE.get(variant) + FUTILITY_PER_DEPTH.get(variant) * depth;
+                let futile = quiet && depth <= FUTILITY_MAX_DEPTH.get(variant) && futility_value() <= alpha;
                 let prunable = if quiet {
                     // Late-move pruning, futility pruning, and quiet moves that lose material.
                     move_count as i32 > lmp_limit
@@ -579,8 +581,8 @@ impl Worker {
                 if prunable && !pos.gives_check(mv) {
                     // A futile move may still reach its futility value: the node's upper bound
                     // must not claim less.
-                    if futile && FUTILITY_RAISES_BEST.get(variant) != 0 && !is_mate(futility_value) {
-                        best_score = best_score.max(futility_value);
+                    if futile && FUTILITY_RAISES_BEST.get(variant) != 0 && !is_mate(futility_value()) {
+                        best_score = best_score.max(futility_value());
                     }
                     continue;
                 }

@@ -223,11 +223,6 @@ tunables! {
     /// ...plus this per ply of depth cannot reach alpha.
     FUTILITY_PER_DEPTH = 109 (shatranj 110) in 40..=250 step 10;
 
-    /// 1: a quiet move pruned as futile counts as scoring its futility bound, so that a node
-    /// that fails low stores an upper bound no lower than the moves it skipped may reach;
-    /// 0: a fail-low node's bound is its best searched move's score.
-    FUTILITY_RAISES_BEST = 0 in 0..=1 step 1 (before 0);
-
     /// SEE pruning of quiet moves: at most this depth...
     SEE_QUIET_MAX_DEPTH = 7 in 3..=12 step 1;
     /// ...when the move loses more than this times depth² in exchanges.

@@ -562,14 +562,11 @@ impl Worker {
             move_count += 1;
             let quiet = is_quiet(pos, mv);
             if best_score > -MATE_BOUND && !in_check && Self::has_pieces(pos) {
-                // Computed only for a quiet move within the futility depth (a closure, so that
-                // captures and deeper nodes pay nothing for it).
-                let futility_value = || eval + FUTILITY_BASE.get(variant) + FUTILITY_PER_DEPTH.get(variant) * depth;
-                let futile = quiet && depth <= FUTILITY_MAX_DEPTH.get(variant) && futility_value() <= alpha;
                 let prunable = if quiet {
                     // Late-move pruning, futility pruning, and quiet moves that lose material.
                     move_count as i32 > lmp_limit
-                        || futile
+                        || (depth <= FUTILITY_MAX_DEPTH.get(variant)
+                            && eval + FUTILITY_BASE.get(variant) + FUTILITY_PER_DEPTH.get(variant) * depth <= alpha)
                         || (depth <= SEE_QUIET_MAX_DEPTH.get(variant)
                             && !see_ge(pos, mv, -SEE_QUIET_MARGIN.get(variant) * depth * depth))
                 } else {
@@ -579,11 +576,6 @@ impl Worker {
                 // Checking moves are kept (a "losing" capture that mates is not losing). Asking
                 // before the move is played spares most pruned moves the copy and the move.
                 if prunable && !pos.gives_check(mv) {
-                    // A futile move may still reach its futility value: the node's upper bound
-                    // must not claim less.
-                    if futile && FUTILITY_RAISES_BEST.get(variant) != 0 && !is_mate(futility_value()) {
-                        best_score = best_score.max(futility_value());
-                    }
                     continue;
                 }
             }

@@ -281,14 +281,6 @@ tunables! {
     /// pawns' attacks count.
     GRADED_THREAT_ORDERING = 1 (shatranj 0) in 0..=1 step 1 (before 0);
 
-    /// 1: the static evaluation shrinks towards a draw as the move rule nears, by the share
-    /// of twice the rule's plies already spent (half is left when the rule is reached), so that
-    /// the search prefers a move that makes progress to shuffling in a won position.
-    EVAL_MOVE_RULE_DAMPING = 0 in 0..=1 step 1 (before 0);
-    /// 1: the net's score in chess is scaled down in endings that material alone says are won
-    /// but seldom are (a lone minor piece, rook and minor against rook, the wrong bishop).
-    NET_DRAWISH_SCALING = 0 in 0..=1 step 1 (before 0);
-
     /// Quiescence delta pruning: a capture that cannot lift the score within this of alpha,
     /// even winning the piece, is skipped.
     DELTA_MARGIN = 213 (shatranj 200) in 50..=500 step 20;

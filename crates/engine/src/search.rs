@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ferz_chess::{Bitboard, Move, MoveList, Position, Role, Variant};
 
-use crate::eval::{damp_for_move_rule, evaluate, piece_value, scale_net_score};
+use crate::eval::{evaluate, piece_value};
 use crate::history::{ContinuationRows, Histories, PieceTo, piece_index};
 use crate::limits::MAX_PLY;
 use crate::movepick::{MovePicker, OrderingHints, captured_role, is_quiet, quiet_score};
@@ -360,18 +360,10 @@ impl Worker {
     }
 
     /// The static evaluation of `pos`, the position at `ply`: the net's when one is in use (and
-    /// the position is one it plays, see [`NnueStack::evaluate`]), else the hand-tuned one;
-    /// with [`NET_DRAWISH_SCALING`] the net's score knows the material draws the hand-tuned one
-    /// knows, and with [`EVAL_MOVE_RULE_DAMPING`] either shrinks as the move rule nears.
+    /// the position is one it plays, see [`NnueStack::evaluate`]), else the hand-tuned one.
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        let variant = pos.variant();
-        let score = match self.nnue.evaluate(pos, ply) {
-            Some(net) if NET_DRAWISH_SCALING.get(variant) != 0 => scale_net_score(pos, net),
-            Some(net) => net,
-            None => evaluate(pos),
-        };
-        if EVAL_MOVE_RULE_DAMPING.get(variant) != 0 { damp_for_move_rule(pos, score) } else { score }
+        self.nnue.evaluate(pos, ply).unwrap_or_else(|| evaluate(pos))
     }
 
     /// Publishes the nodes not yet added to the shared count.

@@ -7,7 +7,7 @@
 //! pawn endings), king safety (pawn shield, open files by the king, attacks on the squares
 //! around it scaled by the attacker's material), bishop pair, rooks on open and half-open
 //! files, threats against pieces, and a tempo bonus for the side to move. Drawish endings
-//! (opposite-coloured bishops, and the material draws of the `endgame` module) are scaled down.
+//! (opposite-coloured bishops, no pawns and less than a minor piece ahead) are scaled down.
 //!
 //! # Where the weights come from
 //!
@@ -31,7 +31,6 @@ use super::{
 
 use super::chess_params::Params;
 use super::chess_weights::PARAMS;
-use super::endgame::{FULL_SCALE, drawish_scale};
 
 /// Material for exchange decisions in the search (SEE, MVV-LVA, delta pruning), by role.
 pub(super) const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 950, 0];
@@ -339,14 +338,31 @@ fn king_safety(color: Color, ctx: &Context, p: &Params, ours: &Attacks, theirs: 
     score
 }
 
-/// How much of the endgame score `strong` (the side it favours) keeps, out of 64: the material
-/// draws of [`drawish_scale`], and opposite-coloured bishops.
+/// How much of the endgame score `strong` (the side it favours) keeps, out of 64.
 fn scale_factor(board: &Board, ctx: &Context, strong: Color) -> i32 {
-    let material = drawish_scale(board, strong);
-    if material < FULL_SCALE {
-        return material;
-    }
+    let s = strong.index();
+    let w = 1 - s;
     let bishop = PIECE_VALUES[Role::Bishop.index()];
+    let rook = PIECE_VALUES[Role::Rook.index()];
+    if ctx.pawns[s] == 0 && ctx.npm[s] - ctx.npm[w] <= bishop {
+        // Without pawns, less than a minor piece ahead rarely wins: a lone minor never does,
+        // rook against minor or rook and minor against rook seldom.
+        return if ctx.npm[s] < rook {
+            0
+        } else if ctx.npm[w] <= bishop {
+            4
+        } else {
+            14
+        };
+    }
+    if ctx.pawns[s] == 0
+        && ctx.npm[w] == 0
+        && ctx.counts[s][Role::Knight.index()] == 2
+        && ctx.npm[s] == 2 * PIECE_VALUES[Role::Knight.index()]
+    {
+        // Two knights cannot force mate against a bare king.
+        return 2;
+    }
     let bishop_count = |color: usize| ctx.counts[color][Role::Bishop.index()];
     if bishop_count(0) == 1 && bishop_count(1) == 1 {
         let light = |color: Color| (board.pieces(color, Role::Bishop) & Bitboard::LIGHT).is_nonempty();
@@ -356,7 +372,7 @@ fn scale_factor(board: &Board, ctx: &Context, strong: Color) -> i32 {
             return if ctx.npm[0] == bishop && ctx.npm[1] == bishop { 24 } else { 48 };
         }
     }
-    FULL_SCALE
+    64
 }
 
 #[cfg(test)]

@@ -19,7 +19,6 @@
 mod chess;
 mod chess_params;
 mod chess_weights;
-mod endgame;
 mod shatranj;
 mod shatranj_params;
 mod shatranj_weights;
@@ -71,29 +70,6 @@ fn evaluate_portable(pos: &Position) -> i32 {
         Variant::Chess | Variant::Chess960 => chess::evaluate(pos),
         Variant::Shatranj => shatranj::evaluate(pos),
     }
-}
-
-/// A net's score of `pos` (for the side to move) with the material draws of chess endings
-/// applied: the side it favours keeps the share the `endgame` module gives it. Shatranj's
-/// scores are returned as they are.
-#[must_use]
-#[inline]
-pub(crate) fn scale_net_score(pos: &Position, score: i32) -> i32 {
-    if pos.variant().is_shatranj() || score == 0 {
-        return score;
-    }
-    let strong = if score > 0 { pos.turn() } else { !pos.turn() };
-    score * endgame::drawish_scale(pos.board(), strong) / endgame::FULL_SCALE
-}
-
-/// `score`, a static evaluation of `pos`, shrunk towards a draw as the move rule nears: by the
-/// share of twice the rule's plies already spent, so that half is left when the rule is reached.
-#[must_use]
-#[inline]
-pub(crate) fn damp_for_move_rule(pos: &Position, score: i32) -> i32 {
-    let rule = 2 * pos.variant().move_rule_plies() as i32;
-    let spent = (pos.halfmoves() as i32).min(rule / 2);
-    score * (rule - spent) / rule
 }
 
 /// The material value of a piece in centipawns, roughly its middlegame worth, for exchange
@@ -387,36 +363,6 @@ pub(crate) mod test_util {
 mod tests {
     use super::test_util::{mirror_fen, pos};
     use super::*;
-
-    #[test]
-    fn the_move_rule_damping_leaves_half_at_the_rule() {
-        let at = |clock: u32, variant: Variant| {
-            let fen = format!("8/8/4k3/8/8/2R5/8/4K3 w - - {clock} 80");
-            damp_for_move_rule(&pos(&fen, variant), 400)
-        };
-        assert_eq!(at(0, Variant::Chess), 400);
-        assert_eq!(at(50, Variant::Chess), 300);
-        assert_eq!(at(100, Variant::Chess), 200);
-        // Shatranj's rule is 140 plies: 70 of them spent leave three quarters.
-        assert_eq!(at(70, Variant::Shatranj), 300);
-        assert_eq!(damp_for_move_rule(&pos("8/8/4k3/8/8/2R5/8/4K3 b - - 50 80", Variant::Chess), -400), -300);
-    }
-
-    #[test]
-    fn a_net_score_keeps_the_share_of_the_side_it_favours() {
-        // A lone bishop cannot win, and a bare king even less: whatever a net says, a draw.
-        let lone_bishop = pos("8/8/4k3/8/8/2B5/8/4K3 b - - 0 1", Variant::Chess);
-        assert_eq!(scale_net_score(&lone_bishop, -300), 0);
-        assert_eq!(scale_net_score(&lone_bishop, 300), 0);
-        // A rook wins: the side it favours keeps its score, from either side's view.
-        let rook = pos("8/8/4k3/8/8/2R5/8/4K3 b - - 0 1", Variant::Chess);
-        assert_eq!(scale_net_score(&rook, -900), -900);
-        let opening = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", Variant::Chess);
-        assert_eq!(scale_net_score(&opening, 35), 35);
-        // Shatranj's scores are left alone.
-        let shatranj = pos("8/8/4k3/8/8/2B5/8/4K3 b - - 0 1", Variant::Shatranj);
-        assert_eq!(scale_net_score(&shatranj, -300), -300);
-    }
 
     #[test]
     fn score_packing_round_trips() {

@@ -14,6 +14,7 @@ mod bot_refresh;
 mod bot_tablebase;
 mod circles;
 mod damaged_input;
+mod endings;
 mod fake_lichess;
 mod import_cli;
 mod loop_cli;

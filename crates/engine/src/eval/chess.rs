@@ -104,9 +104,55 @@ pub(super) fn evaluate_with(pos: &Position, p: &Params) -> i32 {
 
     let phase = phase(&ctx);
     let scale = scale_factor(board, &ctx, if total.eg() > 0 { Color::White } else { Color::Black });
-    let white_view = total.taper(phase, PHASE_MAX, scale);
+    let white_view = total.taper(phase, PHASE_MAX, scale) + mop_up(board, &ctx);
     let score = if pos.turn().is_white() { white_view } else { -white_view };
     (score + p.tempo).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// Against a bare king, mating material without pawns gains this per step the bare king stands
+/// from the centre (Manhattan, 0 to 6)...
+const MOP_UP_EDGE: i32 = 20;
+/// ...or, with bishop and knight, per step it stands closer to a corner of the bishop's colour
+/// (Manhattan, 14 at the far corners down to 0), the only corners where they mate...
+const MOP_UP_BISHOP_CORNER: i32 = 20;
+/// ...and this per step the kings stand closer (king distance, 7 down to 1).
+const MOP_UP_KINGS_CLOSE: i32 = 10;
+
+/// The mop-up term, from White's view: against a bare king, a side with mating material and no
+/// pawns gains for driving that king to where it can be mated and for bringing its own king
+/// close, which the piece-square tables alone do not teach (they cannot tell the bishop's
+/// corner from the other). The net never answers there (see `NnueStack::evaluate`), and the
+/// weights are constants rather than tuned, as self-play data holds no such endings: its games
+/// are adjudicated long before.
+fn mop_up(board: &Board, ctx: &Context) -> i32 {
+    let bare = |color: Color| ctx.npm[color.index()] == 0 && ctx.pawns[color.index()] == 0;
+    let strong = match (bare(Color::White), bare(Color::Black)) {
+        (false, true) => Color::White,
+        (true, false) => Color::Black,
+        _ => return 0,
+    };
+    let s = strong.index();
+    let value = |role: Role| PIECE_VALUES[role.index()];
+    let count = |role: Role| ctx.counts[s][role.index()];
+    // With pawns, promoting them is the way to win; a lone minor piece or knights cannot mate.
+    if ctx.pawns[s] != 0 || ctx.npm[s] < value(Role::Rook) || count(Role::Knight) * value(Role::Knight) == ctx.npm[s] {
+        return 0;
+    }
+    let weak_king = ctx.kings[1 - s];
+    let (file, rank) = (weak_king.file().index() as i32, weak_king.rank().index() as i32);
+    let only_bishop_and_knight = ctx.npm[s] == value(Role::Bishop) + value(Role::Knight) && count(Role::Bishop) == 1;
+    let bishop = board.pieces(strong, Role::Bishop).first();
+    let drive = match bishop {
+        Some(bishop) if only_bishop_and_knight => {
+            // h1 and a8 are light, a1 and h8 dark.
+            let corners = if bishop.is_light() { [(7, 0), (0, 7)] } else { [(0, 0), (7, 7)] };
+            let nearest = corners.iter().map(|&(f, r)| (file - f).abs() + (rank - r).abs()).min().unwrap_or(14);
+            MOP_UP_BISHOP_CORNER * (14 - nearest)
+        }
+        _ => MOP_UP_EDGE * ((3 - file).max(file - 4) + (3 - rank).max(rank - 4)),
+    };
+    let bonus = drive + MOP_UP_KINGS_CLOSE * (7 - distance(ctx.kings[s], weak_king));
+    if strong.is_white() { bonus } else { -bonus }
 }
 
 /// Gathers what the terms below share.
@@ -384,6 +430,35 @@ mod tests {
 
     fn eval(fen: &str) -> i32 {
         evaluate(&pos(fen, Variant::Chess))
+    }
+
+    #[test]
+    fn the_mop_up_drives_a_bare_king_to_the_corner_bishop_and_knight_mate_in() {
+        // A dark-squared bishop (c1) mates in a1 or h8, not in a8 or the centre.
+        let at = |king: &str| eval(&format!("{king}/8/8/8/8/8/8/2B1NK2 w - - 0 1"));
+        let (right, wrong) = (at("7k"), at("k7"));
+        let centre = eval("8/8/8/4k3/8/8/8/2B1NK2 w - - 0 1");
+        assert!(right > wrong && wrong >= centre, "h8 {right}, a8 {wrong}, centre {centre}");
+        // A rook drives the king to any edge; the side to move does not change the sign.
+        let edge = eval("4k3/8/8/8/8/8/8/R3K3 b - - 0 1");
+        let middle = eval("8/8/8/4k3/8/8/8/R3K3 b - - 0 1");
+        assert!(edge < middle, "the bare king's side: edge {edge}, centre {middle}");
+    }
+
+    #[test]
+    fn no_mop_up_where_the_material_cannot_mate_or_pawns_decide() {
+        // Two knights cannot force mate: the bare king's square does not matter.
+        assert_eq!(mop_up_of("k7/8/8/8/8/8/8/1N2NK2 w - - 0 1"), 0);
+        // With a pawn, promoting it is the plan.
+        assert_eq!(mop_up_of("k7/8/8/8/8/8/4P3/1R2K3 w - - 0 1"), 0);
+        // A rook: a8 is 3 + 3 steps from the centre, the kings 7 apart; from Black's view too.
+        assert_eq!(mop_up_of("k7/8/8/8/8/8/8/1R2K3 w - - 0 1"), MOP_UP_EDGE * 6);
+        assert_eq!(mop_up_of("K7/8/8/8/8/8/8/1r2k3 w - - 0 1"), -MOP_UP_EDGE * 6);
+    }
+
+    fn mop_up_of(fen: &str) -> i32 {
+        let position = pos(fen, Variant::Chess);
+        mop_up(position.board(), &context(position.board()))
     }
 
     /// Quiet positions of every kind: openings, middlegames, endgames, castled kings, passers.

@@ -1,0 +1,51 @@
+//! Bare-king endings without tablebases: ferz mates against Stockfish within the 50-move rule
+//! on its evaluation alone, bishop and knight included (they mate only in a corner of the
+//! bishop's colour, which the evaluation's mop-up term drives the king to).
+
+use ferz_chess::{Game, Outcome, Position, Variant, WinReason};
+use ferz_tests::UciProcess;
+
+/// Won positions, the winner to move: bishop and knight (both bishop colours, both winners),
+/// and rook against king.
+const WINS: [&str; 4] = [
+    "B7/8/6N1/8/8/8/7K/1k6 w - - 0 1",
+    "K7/3k4/8/8/3B4/8/7N/8 w - - 0 1",
+    "k7/8/7K/2b5/8/8/1n6/8 b - - 0 1",
+    "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+];
+
+fn start(mut engine: UciProcess) -> UciProcess {
+    engine.send("uci");
+    engine.read_until(10, |l| l == "uciok");
+    engine.send("isready");
+    engine.read_until(30, |l| l == "readyok");
+    engine
+}
+
+#[test]
+fn ferz_mates_a_bare_king_within_the_move_rule_without_tablebases() {
+    let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
+    let mut ferz = start(UciProcess::start(&[]));
+    let mut opponent = start(UciProcess::start_program(&stockfish, &[]));
+    for fen in WINS {
+        let start = Position::from_fen(fen, Variant::Chess).unwrap();
+        let winner = start.turn();
+        let mut game = Game::new(start);
+        let mut moves: Vec<String> = Vec::new();
+        ferz.send("ucinewgame");
+        opponent.send("ucinewgame");
+        // The game's own rules end it: mate, or a draw by the 50-move rule or repetition.
+        while game.outcome().is_none() {
+            let ferz_to_move = game.position().turn() == winner;
+            let (engine, nodes) = if ferz_to_move { (&mut ferz, 20_000) } else { (&mut opponent, 50_000) };
+            engine.send(&format!("position fen {fen} moves {}", moves.join(" ")));
+            engine.send(&format!("go nodes {nodes}"));
+            let lines = engine.read_until(60, |l| l.starts_with("bestmove"));
+            let mv = lines.last().unwrap().split_whitespace().nth(1).expect("a move").to_owned();
+            game.play_uci(&mv).unwrap_or_else(|e| panic!("{fen} after {moves:?}: illegal {mv}: {e}"));
+            moves.push(mv);
+        }
+        let expected = Outcome::Decisive { winner, reason: WinReason::Checkmate };
+        assert_eq!(game.outcome(), Some(expected), "{fen}: {} plies: {moves:?}", moves.len());
+    }
+}

@@ -2,7 +2,7 @@
 //! on its evaluation alone, bishop and knight included (they mate only in a corner of the
 //! bishop's colour, which the evaluation's mop-up term drives the king to).
 
-use ferz_chess::{Game, Outcome, Position, Variant, WinReason};
+use ferz_chess::{Color, Game, Outcome, Position, Variant, WinReason};
 use ferz_tests::UciProcess;
 
 /// Won positions, the winner to move: bishop and knight (both bishop colours, both winners),
@@ -28,24 +28,53 @@ fn ferz_mates_a_bare_king_within_the_move_rule_without_tablebases() {
     let mut ferz = start(UciProcess::start(&[]));
     let mut opponent = start(UciProcess::start_program(&stockfish, &[]));
     for fen in WINS {
-        let start = Position::from_fen(fen, Variant::Chess).unwrap();
-        let winner = start.turn();
-        let mut game = Game::new(start);
-        let mut moves: Vec<String> = Vec::new();
-        ferz.send("ucinewgame");
-        opponent.send("ucinewgame");
+        let mut game = EngineGame::new(fen, [&mut ferz, &mut opponent]);
         // The game's own rules end it: mate, or a draw by the 50-move rule or repetition.
-        while game.outcome().is_none() {
-            let ferz_to_move = game.position().turn() == winner;
-            let (engine, nodes) = if ferz_to_move { (&mut ferz, 20_000) } else { (&mut opponent, 50_000) };
-            engine.send(&format!("position fen {fen} moves {}", moves.join(" ")));
-            engine.send(&format!("go nodes {nodes}"));
-            let lines = engine.read_until(60, |l| l.starts_with("bestmove"));
-            let mv = lines.last().unwrap().split_whitespace().nth(1).expect("a move").to_owned();
-            game.play_uci(&mv).unwrap_or_else(|e| panic!("{fen} after {moves:?}: illegal {mv}: {e}"));
-            moves.push(mv);
+        while game.game.outcome().is_none() {
+            if game.game.position().turn() == game.winner {
+                game.play(&mut ferz, "go nodes 20000");
+            } else {
+                game.play(&mut opponent, "go nodes 50000");
+            }
         }
+        let (winner, moves) = (game.winner, &game.moves);
         let expected = Outcome::Decisive { winner, reason: WinReason::Checkmate };
-        assert_eq!(game.outcome(), Some(expected), "{fen}: {} plies: {moves:?}", moves.len());
+        assert_eq!(game.game.outcome(), Some(expected), "{fen}: {} plies: {moves:?}", moves.len());
+    }
+}
+
+/// A game between two UCI engines from a start position, played one move at a time.
+pub(crate) struct EngineGame {
+    /// The start position.
+    pub fen: &'static str,
+    /// The game so far.
+    pub game: Game,
+    /// The side to move at the start (the side expected to win).
+    pub winner: Color,
+    /// The moves played, in UCI notation.
+    pub moves: Vec<String>,
+}
+
+impl EngineGame {
+    /// A new game from `fen`; both engines are told `ucinewgame`.
+    pub(crate) fn new(fen: &'static str, engines: [&mut UciProcess; 2]) -> EngineGame {
+        for engine in engines {
+            engine.send("ucinewgame");
+        }
+        let start = Position::from_fen(fen, Variant::Chess).unwrap();
+        EngineGame { fen, winner: start.turn(), game: Game::new(start), moves: Vec::new() }
+    }
+
+    /// Asks `engine` for a move with the command `go`, plays it, and returns what the engine
+    /// printed up to its `bestmove`.
+    pub(crate) fn play(&mut self, engine: &mut UciProcess, go: &str) -> Vec<String> {
+        let (fen, moves) = (self.fen, &mut self.moves);
+        engine.send(&format!("position fen {fen} moves {}", moves.join(" ")));
+        engine.send(go);
+        let lines = engine.read_until(60, |l| l.starts_with("bestmove"));
+        let mv = lines.last().unwrap().split_whitespace().nth(1).expect("a move").to_owned();
+        self.game.play_uci(&mv).unwrap_or_else(|e| panic!("{fen} after {moves:?}: illegal {mv}: {e}"));
+        moves.push(mv);
+        lines
     }
 }

@@ -3,8 +3,10 @@
 
 use std::path::PathBuf;
 
-use ferz_chess::{Color, Game, Outcome, Position, Variant, WinReason};
+use ferz_chess::{Color, Outcome, WinReason};
 use ferz_tests::UciProcess;
+
+use crate::endings::EngineGame;
 
 /// The 3- and 4-piece tables the prober's tests use.
 fn tables_dir() -> String {
@@ -105,31 +107,23 @@ fn ferz_mates_stockfish_within_the_dtz_bound_in_kqk_krk_and_kbnk() {
     let (mut opponent, _) = start_with_tables(UciProcess::start_program(&stockfish, &[]));
     let mut report = Vec::new();
     for (fen, dtz) in WINS {
-        let start = Position::from_fen(fen, Variant::Chess).unwrap();
-        let winner = start.turn();
-        let mut game = Game::new(start);
-        let mut moves: Vec<String> = Vec::new();
-        ferz.send("ucinewgame");
-        opponent.send("ucinewgame");
+        let mut game = EngineGame::new(fen, [&mut ferz, &mut opponent]);
+        let winner = game.winner;
         let mut tb_hits_seen = false;
-        while game.outcome().is_none() && moves.len() <= dtz as usize + 20 {
-            let ferz_to_move = game.position().turn() == winner;
-            let engine = if ferz_to_move { &mut ferz } else { &mut opponent };
-            engine.send(&format!("position fen {fen} moves {}", moves.join(" ")));
-            engine.send("go nodes 20000");
-            let lines = engine.read_until(60, |l| l.starts_with("bestmove"));
-            if ferz_to_move {
-                tb_hits_seen |= lines.iter().any(|l| l.split(" tbhits ").nth(1).is_some_and(|n| !n.starts_with('0')));
-                let info = lines.iter().rev().find(|l| l.starts_with("info depth")).expect("info line");
-                let winning = info.contains(" score mate ")
-                    || info.split(" score cp ").nth(1).and_then(|s| s.split(' ').next()?.parse::<i32>().ok())
-                        > Some(19_000);
-                assert!(winning, "{fen} after {moves:?}: ferz does not report the win: {info}");
+        while game.game.outcome().is_none() && game.moves.len() <= dtz as usize + 20 {
+            if game.game.position().turn() != winner {
+                game.play(&mut opponent, "go nodes 20000");
+                continue;
             }
-            let mv = lines.last().unwrap().split_whitespace().nth(1).expect("a move").to_owned();
-            game.play_uci(&mv).unwrap_or_else(|e| panic!("{fen} after {moves:?}: illegal {mv}: {e}"));
-            moves.push(mv);
+            let lines = game.play(&mut ferz, "go nodes 20000");
+            tb_hits_seen |= lines.iter().any(|l| l.split(" tbhits ").nth(1).is_some_and(|n| !n.starts_with('0')));
+            let info = lines.iter().rev().find(|l| l.starts_with("info depth")).expect("info line");
+            let winning = info.contains(" score mate ")
+                || info.split(" score cp ").nth(1).and_then(|s| s.split(' ').next()?.parse::<i32>().ok())
+                    > Some(19_000);
+            assert!(winning, "{fen}, up to {:?}: ferz does not report the win: {info}", game.moves);
         }
+        let (game, moves) = (game.game, game.moves);
         let expected = Outcome::Decisive { winner, reason: WinReason::Checkmate };
         assert_eq!(game.outcome(), Some(expected), "{fen}: {moves:?}");
         assert!(moves.len() as u32 <= dtz, "{fen}: mate after {} plies, DTZ {dtz}: {moves:?}", moves.len());

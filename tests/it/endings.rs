@@ -14,19 +14,24 @@ const WINS: [&str; 4] = [
     "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
 ];
 
-fn start(mut engine: UciProcess) -> UciProcess {
+/// Starts a UCI session: `uci`, then a `setoption` for each (name, value) of `options`, then
+/// `isready`; returns the engine and what it printed after `uciok` up to `readyok`.
+pub(crate) fn start(mut engine: UciProcess, options: &[(&str, &str)]) -> (UciProcess, Vec<String>) {
     engine.send("uci");
     engine.read_until(10, |l| l == "uciok");
+    for (name, value) in options {
+        engine.send(&format!("setoption name {name} value {value}"));
+    }
     engine.send("isready");
-    engine.read_until(30, |l| l == "readyok");
-    engine
+    let lines = engine.read_until(30, |l| l == "readyok");
+    (engine, lines)
 }
 
 #[test]
 fn ferz_mates_a_bare_king_within_the_move_rule_without_tablebases() {
     let Some(stockfish) = ferz_testserver::oracle::stockfish() else { return };
-    let mut ferz = start(UciProcess::start(&[]));
-    let mut opponent = start(UciProcess::start_program(&stockfish, &[]));
+    let (mut ferz, _) = start(UciProcess::start(&[]), &[]);
+    let (mut opponent, _) = start(UciProcess::start_program(&stockfish, &[]), &[]);
     for fen in WINS {
         let mut game = EngineGame::new(fen, [&mut ferz, &mut opponent]);
         // The game's own rules end it: mate, or a draw by the 50-move rule or repetition.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use ferz_chess::{Color, Outcome, WinReason};
 use ferz_tests::UciProcess;
 
-use crate::endings::EngineGame;
+use crate::endings::{EngineGame, start};
 
 /// The 3- and 4-piece tables the prober's tests use.
 fn tables_dir() -> String {
@@ -14,14 +14,9 @@ fn tables_dir() -> String {
     dir.canonicalize().expect("test tables present").to_string_lossy().into_owned()
 }
 
-/// Stockfish, from `FERZ_STOCKFISH` or the Debian package's path.
-fn start_with_tables(mut engine: UciProcess) -> (UciProcess, Vec<String>) {
-    engine.send("uci");
-    engine.read_until(10, |l| l == "uciok");
-    engine.send(&format!("setoption name SyzygyPath value {}", tables_dir()));
-    engine.send("isready");
-    let lines = engine.read_until(30, |l| l == "readyok");
-    (engine, lines)
+/// Starts a UCI session with the test tables as `SyzygyPath`.
+fn start_with_tables(engine: UciProcess) -> (UciProcess, Vec<String>) {
+    start(engine, &[("SyzygyPath", &tables_dir())])
 }
 
 #[test]

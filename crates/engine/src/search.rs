@@ -91,12 +91,18 @@ pub struct RootMove {
     pub bound: Bound,
 }
 
+/// More beta cutoffs than this at a child's ply (see [`CUTOFF_COUNT_REDUCTION`]) make the
+/// child's node likely to fail high too.
+const CUTOFF_COUNT_THRESHOLD: u32 = 3;
+
 #[derive(Copy, Clone, Default)]
 struct Frame {
     eval: i32,
     moved: Option<PieceTo>,
     killers: [Option<Move>; 2],
     excluded: Option<Move>,
+    /// Beta cutoffs by a move at this ply since the node two plies up began its moves.
+    cutoffs: u32,
 }
 
 /// One search thread's state.
@@ -252,6 +258,7 @@ impl Worker {
     ) -> i32 {
         let mut best = -INFINITY;
         self.pv[0].clear();
+        self.frames[2].cutoffs = 0;
         for index in pv_index..self.root_moves.len() {
             let mv = self.root_moves[index].mv;
             let mut child = *root;
@@ -461,6 +468,7 @@ impl Worker {
         let key = pos.key();
         let tt_entry = if excluded.is_none() { shared.tt.probe(key) } else { None };
         let tt_move = tt_entry.and_then(|e| e.mv);
+        let tt_pv = PV || tt_entry.is_some_and(|e| e.pv);
         // Near the move rule a stored score may be stale: the same position is then closer to a draw.
         let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN.get(variant) as u32 >= variant.move_rule_plies();
         if let Some(score) = tt_entry
@@ -487,6 +495,7 @@ impl Worker {
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
         self.frames[ply + 1].killers = [None; 2];
         self.frames[ply + 2].killers = [None; 2];
+        self.frames[ply + 2].cutoffs = 0;
 
         if !PV && !in_check && excluded.is_none() {
             // Reverse futility pruning: far above beta, a shallow search will not fall below it.
@@ -628,6 +637,11 @@ impl Worker {
                 let mut reduction = self.lmr[depth.min(63) as usize][move_count.min(63)];
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
+                // A position once on the principal variation is likely to matter again.
+                reduction -= TT_PV_REDUCTION.get(variant) * i32::from(tt_pv);
+                // Where the children's cousins keep failing high, this child likely will too.
+                reduction += CUTOFF_COUNT_REDUCTION.get(variant)
+                    * i32::from(self.frames[ply + 1].cutoffs > CUTOFF_COUNT_THRESHOLD);
                 if quiet {
                     reduction += LMR_TT_CAPTURE.get(variant) * i32::from(tt_capture);
                     let history = quiet_score(pos, mv, &self.histories, continuations, threats);
@@ -667,6 +681,7 @@ impl Worker {
                         }
                     }
                     if score >= beta {
+                        self.frames[ply].cutoffs += 1;
                         self.reward(pos, mv, depth, ply, &hints, &quiets_tried, &captures_tried);
                         break;
                     }
@@ -694,7 +709,14 @@ impl Worker {
             let stored_eval = if in_check { 0 } else { raw_eval };
             shared.tt.store(
                 key,
-                TtEntry { mv: best_move.or(tt_move), score: to_tt(best_score, ply), eval: stored_eval, depth, bound },
+                TtEntry {
+                    mv: best_move.or(tt_move),
+                    score: to_tt(best_score, ply),
+                    eval: stored_eval,
+                    depth,
+                    bound,
+                    pv: tt_pv,
+                },
             );
             let quiet_best = best_move.is_none_or(|m| is_quiet(pos, m));
             if !in_check
@@ -829,7 +851,8 @@ impl Worker {
             Bound::Upper
         };
         let eval = if in_check { 0 } else { stand_pat };
-        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound });
+        let pv = PV || tt_entry.is_some_and(|e| e.pv);
+        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound, pv });
         best_score
     }
 }
@@ -868,7 +891,7 @@ mod tests {
     use super::*;
 
     fn entry(score: i32, bound: Bound) -> TtEntry {
-        TtEntry { mv: None, score: to_tt(score, 3), eval: 0, depth: 4, bound }
+        TtEntry { mv: None, score: to_tt(score, 3), eval: 0, depth: 4, bound, pv: false }
     }
 
     #[test]

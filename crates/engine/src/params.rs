@@ -252,12 +252,10 @@ tunables! {
     /// Quiet moves are reduced this many plies more when the table move is a capture or a
     /// promotion: the node's best line is then likely tactical, and a quiet move seldom refutes it.
     LMR_TT_CAPTURE = 1 (shatranj 0) in 0..=2 step 1 (before 0);
-    /// Late moves are reduced this many plies less at a node whose position has been on the
-    /// principal variation (a PV node, or one the table flags so).
-    TT_PV_REDUCTION = 0 in 0..=2 step 1 (before 0);
-    /// Late moves are reduced this many plies more when more than three moves at the child's
-    /// ply have failed high since this node's parent began: the child is likely a cut node.
-    CUTOFF_COUNT_REDUCTION = 0 in 0..=2 step 1 (before 0);
+    /// Late moves are reduced this many plies more when more than three nodes of the child's
+    /// ply have failed high since this node's parent began (this node's earlier children and its
+    /// siblings' children): the move is then likely refuted as well.
+    CUTOFF_COUNT_REDUCTION = 1 (shatranj 0) in 0..=2 step 1 (before 0);
     /// One ply less reduction per this much quiet-move history.
     LMR_HISTORY_DIVISOR = 7905 (shatranj 8000) in 2000..=20000 step 600;
 

@@ -468,7 +468,6 @@ impl Worker {
         let key = pos.key();
         let tt_entry = if excluded.is_none() { shared.tt.probe(key) } else { None };
         let tt_move = tt_entry.and_then(|e| e.mv);
-        let tt_pv = PV || tt_entry.is_some_and(|e| e.pv);
         // Near the move rule a stored score may be stale: the same position is then closer to a draw.
         let near_move_rule = pos.halfmoves() + MOVE_RULE_TT_MARGIN.get(variant) as u32 >= variant.move_rule_plies();
         if let Some(score) = tt_entry
@@ -637,9 +636,8 @@ impl Worker {
                 let mut reduction = self.lmr[depth.min(63) as usize][move_count.min(63)];
                 reduction += i32::from(!PV) + i32::from(cut_node);
                 reduction -= i32::from(improving) + i32::from(gives_check);
-                // A position once on the principal variation is likely to matter again.
-                reduction -= TT_PV_REDUCTION.get(variant) * i32::from(tt_pv);
-                // Where the children's cousins keep failing high, this child likely will too.
+                // Where the nodes of the child's ply keep failing high (this node's earlier
+                // children and its siblings' children), the move is likely refuted as well.
                 reduction += CUTOFF_COUNT_REDUCTION.get(variant)
                     * i32::from(self.frames[ply + 1].cutoffs > CUTOFF_COUNT_THRESHOLD);
                 if quiet {
@@ -709,14 +707,7 @@ impl Worker {
             let stored_eval = if in_check { 0 } else { raw_eval };
             shared.tt.store(
                 key,
-                TtEntry {
-                    mv: best_move.or(tt_move),
-                    score: to_tt(best_score, ply),
-                    eval: stored_eval,
-                    depth,
-                    bound,
-                    pv: tt_pv,
-                },
+                TtEntry { mv: best_move.or(tt_move), score: to_tt(best_score, ply), eval: stored_eval, depth, bound },
             );
             let quiet_best = best_move.is_none_or(|m| is_quiet(pos, m));
             if !in_check
@@ -851,8 +842,7 @@ impl Worker {
             Bound::Upper
         };
         let eval = if in_check { 0 } else { stand_pat };
-        let pv = PV || tt_entry.is_some_and(|e| e.pv);
-        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound, pv });
+        shared.tt.store(key, TtEntry { mv: best_move, score: to_tt(best_score, ply), eval, depth: 0, bound });
         best_score
     }
 }
@@ -891,7 +881,7 @@ mod tests {
     use super::*;
 
     fn entry(score: i32, bound: Bound) -> TtEntry {
-        TtEntry { mv: None, score: to_tt(score, 3), eval: 0, depth: 4, bound, pv: false }
+        TtEntry { mv: None, score: to_tt(score, 3), eval: 0, depth: 4, bound }
     }
 
     #[test]

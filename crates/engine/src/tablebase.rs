@@ -184,7 +184,7 @@ impl<'a> TbSearch<'a> {
             return None;
         }
         let depth = (depth + 6).min(MAX_PLY as i32 - 1);
-        tt.store(pos.key(), TtEntry { mv: None, score, eval: crate::eval::evaluate(pos), depth, bound, pv: false });
+        tt.store(pos.key(), TtEntry { mv: None, score, eval: crate::eval::evaluate(pos), depth, bound });
         Some(score)
     }
 }

@@ -32,9 +32,6 @@ pub struct TtEntry {
     pub depth: i32,
     /// How the score bounds the true value.
     pub bound: Bound,
-    /// Whether the position has been on a principal variation: searched as a PV node, or found
-    /// so flagged in the table when it was searched.
-    pub pv: bool,
 }
 
 #[derive(Default)]
@@ -50,9 +47,6 @@ struct Bucket([Slot; 4]);
 /// Depths are stored with this offset so that quiescence entries (depth below 0) fit a byte.
 const DEPTH_OFFSET: i32 = 8;
 
-/// Searches are aged modulo 32: five bits of an entry, beside the bound's two and the PV flag.
-const AGE_MASK: u8 = 31;
-
 fn pack(entry: &TtEntry, age: u8) -> u64 {
     let mv = entry.mv.map_or(0, Move::to_u16);
     u64::from(mv)
@@ -60,8 +54,7 @@ fn pack(entry: &TtEntry, age: u8) -> u64 {
         | u64::from(entry.eval as i16 as u16) << 32
         | u64::from((entry.depth + DEPTH_OFFSET).clamp(0, 255) as u8) << 48
         | u64::from(entry.bound as u8) << 56
-        | u64::from(age & AGE_MASK) << 58
-        | u64::from(entry.pv) << 63
+        | u64::from(age & 63) << 58
 }
 
 fn unpack(data: u64) -> Option<(TtEntry, u8)> {
@@ -77,9 +70,8 @@ fn unpack(data: u64) -> Option<(TtEntry, u8)> {
         eval: i32::from((data >> 32) as u16 as i16),
         depth: i32::from((data >> 48) as u8) - DEPTH_OFFSET,
         bound,
-        pv: data >> 63 != 0,
     };
-    Some((entry, (data >> 58) as u8 & AGE_MASK))
+    Some((entry, (data >> 58) as u8))
 }
 
 /// The most MiB a hash table may take on this machine: three quarters of the memory the
@@ -200,7 +192,7 @@ impl TranspositionTable {
 
     /// Marks the start of a new search.
     pub fn new_search(&mut self) {
-        self.age = (self.age + 1) & AGE_MASK;
+        self.age = (self.age + 1) & 63;
     }
 
     #[inline]
@@ -260,7 +252,7 @@ impl TranspositionTable {
             }
             let worth = match unpacked {
                 None => i32::MIN,
-                Some((e, age)) => e.depth - 8 * i32::from(self.age.wrapping_sub(age) & AGE_MASK),
+                Some((e, age)) => e.depth - 8 * i32::from(self.age.wrapping_sub(age) & 63),
             };
             if worth < victim_worth {
                 victim = slot;
@@ -323,7 +315,7 @@ mod tests {
     fn stores_and_finds_entries() {
         let table = TranspositionTable::new(1);
         let mv = Move::normal(Square::E1, Square::E8);
-        let entry = TtEntry { mv: Some(mv), score: -31_000, eval: 250, depth: -1, bound: Bound::Lower, pv: true };
+        let entry = TtEntry { mv: Some(mv), score: -31_000, eval: 250, depth: -1, bound: Bound::Lower };
         assert_eq!(table.probe(42), None);
         table.store(42, entry);
         assert_eq!(table.probe(42), Some(entry));
@@ -337,24 +329,12 @@ mod tests {
     }
 
     #[test]
-    fn the_pv_flag_and_the_age_keep_apart() {
-        let entry = TtEntry { mv: None, score: 17, eval: -3, depth: 9, bound: Bound::Upper, pv: true };
-        for (pv, age) in [(true, AGE_MASK), (false, AGE_MASK), (true, 0), (false, 5)] {
-            let entry = TtEntry { pv, ..entry };
-            assert_eq!(unpack(pack(&entry, age)), Some((entry, age)));
-        }
-        // An age past the mask wraps instead of setting the flag.
-        let plain = TtEntry { pv: false, ..entry };
-        assert_eq!(unpack(pack(&plain, AGE_MASK + 1)), Some((plain, 0)));
-    }
-
-    #[test]
     fn hashfull_counts_this_search() {
         let mut table = TranspositionTable::new(1);
         assert_eq!(table.hashfull(), 0);
         for key in 0..100_000u64 {
             let key = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            table.store(key, TtEntry { mv: None, score: 0, eval: 0, depth: 1, bound: Bound::Exact, pv: false });
+            table.store(key, TtEntry { mv: None, score: 0, eval: 0, depth: 1, bound: Bound::Exact });
         }
         assert!(table.hashfull() > 900);
         table.new_search();

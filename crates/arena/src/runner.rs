@@ -356,6 +356,9 @@ pub fn run_match(
         }
         drop(sender);
         let mut named = named.is_some();
+        // Once the SPRT decides, a game that still ends is dropped like any game in progress:
+        // a worker may have begun it before the decision reached it.
+        let mut decided = false;
         for event in events {
             match event {
                 Event::Note(text) => {
@@ -366,7 +369,7 @@ pub fn run_match(
                     failure.get_or_insert(error);
                 }
                 Event::Game { number, a_white, record } => {
-                    let Some(score) = a_score(record.result, a_white) else { continue };
+                    let Some(score) = a_score(record.result, a_white).filter(|_| !decided) else { continue };
                     if !named {
                         // The engines' own names, once known, unless the user chose names.
                         let (a, b) =
@@ -408,6 +411,7 @@ pub fn run_match(
                     );
                     if pair_done {
                         if summary.sprt_status().is_some_and(|s| s != SprtStatus::Continue) {
+                            decided = true;
                             stop.store(true, Ordering::Relaxed);
                         }
                         summary.elapsed = started.elapsed();

@@ -49,7 +49,8 @@ def moves_of(game, ferz_is_white):
 
 
 def audit_draw(stockfish, game, ferz_is_white, args):
-    """'slipped' with the move, 'gradual', 'inflated', or None when ferz never reached --won."""
+    """(kind, detail): kind 'slipped' (detail: the move), 'gradual' or 'inflated'; None when
+    ferz never reached --won."""
     ferz = [(before, move, score) for before, move, mine, score in moves_of(game, ferz_is_white) if mine]
     first = next((i for i, (_, _, s) in enumerate(ferz) if s is not None and s >= args.won), None)
     if first is None:
@@ -62,10 +63,10 @@ def audit_draw(stockfish, game, ferz_is_white, args):
         info = stockfish.analyse(after, chess.engine.Limit(nodes=args.nodes))
         judged = info["score"].pov(side).score(mate_score=10000) / 100
         if previous is not None and previous >= 1.5 and judged < 0.8:
-            return f"slipped at ply {before.ply() + 1} {before.san(move)} (ferz {score}, Stockfish {previous:+.2f} -> {judged:+.2f}) {before.fen()}"
+            return "slipped", f"at ply {before.ply() + 1} {before.san(move)} (ferz {score}, Stockfish {previous:+.2f} -> {judged:+.2f}) {before.fen()}"
         best = max(best, judged)
         previous = judged
-    return "gradual" if best >= 1.5 else f"inflated (Stockfish at most {best:+.2f})"
+    return ("gradual", "") if best >= 1.5 else ("inflated", f"(Stockfish at most {best:+.2f})")
 
 
 def decided_at(game, ferz_is_white):
@@ -96,8 +97,8 @@ def main():
             if result == "1/2-1/2":
                 verdict = audit_draw(stockfish, game, ferz_is_white, args)
                 if verdict is not None:
-                    print(f"draw {label}: {verdict}", flush=True)
-                    kind = verdict.split()[0]
+                    kind, detail = verdict
+                    print(f"draw {label}: {kind} {detail}".rstrip(), flush=True)
                     draws[kind] = draws.get(kind, 0) + 1
             elif result == ("0-1" if ferz_is_white else "1-0"):
                 move = decided_at(game, ferz_is_white)
